@@ -1,0 +1,1 @@
+"""Numba-accelerated rules core: board layout, move generation, network inputs."""

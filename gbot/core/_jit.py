@@ -1,0 +1,15 @@
+"""The one numba wrapper every kernel in :mod:`gbot.core` uses (cached, no Python fallback)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numba
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def jit(fn: F) -> F:
+    """Compile ``fn`` in nopython mode with an on-disk cache."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)  # type: ignore[no-any-return]

@@ -1,0 +1,43 @@
+"""The exception hierarchy: one ``GbotError`` root, one class per failure, messages quote input."""
+
+from __future__ import annotations
+
+
+class GbotError(Exception):
+    """Root of every error gbot raises on purpose."""
+
+
+class PositionIdError(GbotError, ValueError):
+    """A gnubg Position ID that cannot be decoded or describes an impossible position."""
+
+
+class MatchIdError(GbotError, ValueError):
+    """A gnubg Match ID that cannot be decoded or holds impossible values."""
+
+
+class XgidError(GbotError, ValueError):
+    """An XGID that cannot be parsed."""
+
+
+class BoardError(GbotError, ValueError):
+    """A board array that breaks the rules of the layout (checker counts, shared points)."""
+
+
+class MoveParseError(GbotError, ValueError):
+    """Move text that cannot be read as a backgammon move at all."""
+
+
+class IllegalMoveError(GbotError, ValueError):
+    """Move text that parses but is not a legal play for this position and roll."""
+
+
+class FibsBoardError(GbotError, ValueError):
+    """A ``board:`` line that cannot be parsed."""
+
+
+class MatchRuleError(GbotError, ValueError):
+    """A referee transition that the rules do not allow in the current match state."""
+
+
+class MatchFileError(GbotError, ValueError):
+    """A match file (``.mat``) that cannot be read."""
