@@ -1,0 +1,365 @@
+"""Legal plays: every distinct position a roll can reach, under gnubg's rules.
+
+Kernels work on the int8[26] layout of :mod:`gbot.core.board` (side to move = positive). A play
+is reported as the resulting board, still seen by the mover (not flipped), plus one step
+sequence that reaches it (``from``, ``to`` pairs; 25 = bar, 0 = off) for notation.
+
+Rules applied: use as many dice as possible; with one die playable, the larger when either is;
+doubles up to four; bar first; no landing on two or more opposing checkers (final or
+intermediate); bearing off with every remaining checker home, exact or from the highest point
+with a larger die. The Caucasian switch forbids a checker that hit a blot in the mover's home
+board from moving, later that turn, onto a point holding the mover's own checkers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core._jit import jit
+from gbot.core.board import Board
+
+TABLE_BITS = 14
+TABLE_SIZE = 1 << TABLE_BITS
+CAPACITY = 8192
+MAX_STEPS = 4
+
+_rng = np.random.default_rng(0x6B07)
+HASH_KEYS = _rng.integers(1, 2**62, size=(26, 32), dtype=np.int64)
+HASH_KEYS.setflags(write=False)
+
+
+class Workspace:
+    """Scratch arrays for the kernels, reused across calls of one thread."""
+
+    def __init__(self) -> None:
+        self.out = np.zeros((CAPACITY, 26), dtype=np.int8)
+        self.steps = np.zeros((CAPACITY, 2 * MAX_STEPS), dtype=np.int8)
+        self.table = np.zeros(TABLE_SIZE, dtype=np.int32)
+        self.hashes = np.zeros(CAPACITY, dtype=np.int64)
+        self.state = np.zeros(4, dtype=np.int64)  # count, best score, overflow flag
+        self.path = np.zeros(2 * MAX_STEPS, dtype=np.int8)
+        self.marks = np.zeros(26, dtype=np.int8)
+
+
+@jit
+def _highest(b: Board) -> int:
+    for i in range(25, 0, -1):
+        if b[i] > 0:
+            return i
+    return 0
+
+
+@jit
+def _can_step(b: Board, src: int, die: int, high: int) -> bool:
+    """True when a checker of the mover on ``src`` may move ``die`` pips (bar rule checked by
+    the caller)."""
+    if b[src] <= 0:
+        return False
+    dest = src - die
+    if dest >= 1:
+        return b[dest] >= -1
+    if high > 6:
+        return False
+    if dest == 0:
+        return True
+    return src == high
+
+
+@jit
+def _apply(b: Board, src: int, die: int) -> int:
+    """Move one checker; return 1 when it hit a blot, else 0."""
+    dest = src - die
+    b[src] -= 1
+    if dest >= 1:
+        if b[dest] == -1:
+            b[dest] = 1
+            b[0] -= 1
+            return 1
+        b[dest] += 1
+    return 0
+
+
+@jit
+def _undo(b: Board, src: int, die: int, hit: int) -> None:
+    dest = src - die
+    b[src] += 1
+    if dest >= 1:
+        if hit:
+            b[dest] = -1
+            b[0] += 1
+        else:
+            b[dest] -= 1
+
+
+@jit
+def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
+    h = 0
+    for i in range(26):
+        h ^= keys[i, b[i] + 16]
+    return h
+
+
+@jit
+def _record(b: Board, score: int, depth: int, path: npt.NDArray[np.int8],
+            out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
+            table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+            state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+    if score < state[1]:
+        return
+    if score > state[1]:
+        for j in range(state[0]):
+            slot = hashes[j] & (TABLE_SIZE - 1)
+            while table[slot] != 0:
+                table[slot] = 0
+                slot = (slot + 1) & (TABLE_SIZE - 1)
+        state[0] = 0
+        state[1] = score
+    h = _hash(b, keys)
+    slot = h & (TABLE_SIZE - 1)
+    while table[slot] != 0:
+        j = table[slot] - 1
+        if hashes[j] == h:
+            same = True
+            for i in range(26):
+                if out[j, i] != b[i]:
+                    same = False
+                    break
+            if same:
+                return
+        slot = (slot + 1) & (TABLE_SIZE - 1)
+    n = state[0]
+    if n >= CAPACITY or n >= (TABLE_SIZE * 3) // 4:
+        state[2] = 1
+        return
+    out[n, :] = b
+    hashes[n] = h
+    for i in range(2 * MAX_STEPS):
+        steps[n, i] = path[i] if i < 2 * depth else 0
+    table[slot] = n + 1
+    state[0] = n + 1
+
+
+@jit
+def _dfs_doubles(b: Board, die: int, depth: int, max_src: int, path: npt.NDArray[np.int8],
+                 out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
+                 table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+                 state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+    """Doubles without the Caucasian rule: sources in non-increasing order (every play has
+    such an ordering, so nothing is lost and transpositions are cut early)."""
+    moved = False
+    if depth < 4:
+        if b[25] > 0:
+            if b[25 - die] >= -1:
+                hit = _apply(b, 25, die)
+                path[2 * depth] = 25
+                path[2 * depth + 1] = 25 - die
+                _dfs_doubles(b, die, depth + 1, 25, path, out, steps, table, hashes, state,
+                             keys)
+                _undo(b, 25, die, hit)
+                moved = True
+        else:
+            high = _highest(b)
+            top = max_src if max_src < high else high
+            for src in range(top, 0, -1):
+                if _can_step(b, src, die, high):
+                    hit = _apply(b, src, die)
+                    path[2 * depth] = src
+                    path[2 * depth + 1] = src - die if src > die else 0
+                    _dfs_doubles(b, die, depth + 1, src, path, out, steps, table, hashes, state,
+                                 keys)
+                    _undo(b, src, die, hit)
+                    moved = True
+    if not moved and depth > 0:
+        _record(b, depth, depth, path, out, steps, table, hashes, state, keys)
+
+
+@jit
+def _step_options(b: Board, src: int, die: int, marks: npt.NDArray[np.int8],
+                  caucasian: bool) -> int:
+    """Bit set of ways a checker on ``src`` may move ``die``: 1 = an unmarked checker,
+    2 = a marked (hitting) checker; 0 = not possible."""
+    if b[25] > 0 and src != 25:
+        return 0
+    high = _highest(b)
+    if src == 25:
+        if b[25] <= 0 or b[25 - die] < -1:
+            return 0
+    elif not _can_step(b, src, die, high):
+        return 0
+    if not caucasian or marks[src] == 0:
+        return 1
+    dest = src - die
+    opts = 0
+    if b[src] > marks[src]:
+        opts |= 1
+    if dest < 1 or b[dest] <= 0:
+        opts |= 2
+    return opts
+
+
+@jit
+def _dfs_general(b: Board, dice: npt.NDArray[np.int64], ndice: int, depth: int,
+                 caucasian: bool, marks: npt.NDArray[np.int8], path: npt.NDArray[np.int8],
+                 out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
+                 table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+                 state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+    """Any roll, any rule set: dice are played in the order given in ``dice``."""
+    moved = False
+    if depth < ndice:
+        die = dice[depth]
+        for src in range(25, 0, -1):
+            opts = _step_options(b, src, die, marks, caucasian)
+            if opts == 0:
+                continue
+            dest = src - die
+            for kind in (1, 2):
+                if not opts & kind:
+                    continue
+                hit = _apply(b, src, die)
+                if caucasian:
+                    if kind == 2:
+                        marks[src] -= 1
+                        if dest >= 1:
+                            marks[dest] += 1
+                    elif hit and dest <= 6:
+                        marks[dest] += 1
+                path[2 * depth] = src
+                path[2 * depth + 1] = dest if dest > 0 else 0
+                _dfs_general(b, dice, ndice, depth + 1, caucasian, marks, path, out, steps,
+                             table, hashes, state, keys)
+                if caucasian:
+                    if kind == 2:
+                        marks[src] += 1
+                        if dest >= 1:
+                            marks[dest] -= 1
+                    elif hit and dest <= 6:
+                        marks[dest] -= 1
+                _undo(b, src, die, hit)
+                moved = True
+    if not moved and depth > 0:
+        score = 2 * depth
+        if ndice == 2 and depth == 1 and dice[0] > dice[1]:
+            score += 1
+        _record(b, score, depth, path, out, steps, table, hashes, state, keys)
+
+
+@jit
+def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[np.int8],
+             steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
+             hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
+             path: npt.NDArray[np.int8], marks: npt.NDArray[np.int8],
+             keys: npt.NDArray[np.int64]) -> int:
+    """Fill ``out``/``steps`` with every distinct legal result; return their number.
+
+    ``state[2]`` is set when the workspace overflowed (never for real positions)."""
+    b = board.copy()
+    state[0] = 0
+    state[1] = 0
+    state[2] = 0
+    for i in range(2 * MAX_STEPS):
+        path[i] = 0
+    if d1 == d2 and not caucasian:
+        _dfs_doubles(b, d1, 0, 25, path, out, steps, table, hashes, state, keys)
+    else:
+        for i in range(26):
+            marks[i] = 0
+        if d1 == d2:
+            dice = np.full(4, d1, dtype=np.int64)
+            _dfs_general(b, dice, 4, 0, caucasian, marks, path, out, steps, table, hashes,
+                         state, keys)
+        else:
+            hi = max(d1, d2)
+            lo = min(d1, d2)
+            dice = np.empty(2, dtype=np.int64)
+            dice[0] = hi
+            dice[1] = lo
+            _dfs_general(b, dice, 2, 0, caucasian, marks, path, out, steps, table, hashes,
+                         state, keys)
+            dice[0] = lo
+            dice[1] = hi
+            _dfs_general(b, dice, 2, 0, caucasian, marks, path, out, steps, table, hashes,
+                         state, keys)
+    n = state[0]
+    # leave the hash table empty for the next call
+    for j in range(n):
+        slot = hashes[j] & (TABLE_SIZE - 1)
+        while table[slot] != 0:
+            table[slot] = 0
+            slot = (slot + 1) & (TABLE_SIZE - 1)
+    return n
+
+
+@jit
+def generate_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int64],
+                   caucasian: bool, out: npt.NDArray[np.int8], offsets: npt.NDArray[np.int64],
+                   w_out: npt.NDArray[np.int8], w_steps: npt.NDArray[np.int8],
+                   table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+                   state: npt.NDArray[np.int64], path: npt.NDArray[np.int8],
+                   marks: npt.NDArray[np.int8], keys: npt.NDArray[np.int64]) -> int:
+    """Results for many (board, roll) pairs, packed into ``out``; ``offsets[i]:offsets[i+1]``
+    are the rows of pair ``i``. Returns the total, or -1 when ``out`` is too small."""
+    total = 0
+    offsets[0] = 0
+    for k in range(boards.shape[0]):
+        n = generate(boards[k], dice[k, 0], dice[k, 1], caucasian, w_out, w_steps, table,
+                     hashes, state, path, marks, keys)
+        if total + n > out.shape[0]:
+            return -1
+        out[total:total + n] = w_out[:n]
+        total += n
+        offsets[k + 1] = total
+    return total
+
+
+_WS: Workspace | None = None
+
+
+def _workspace() -> Workspace:
+    global _WS
+    if _WS is None:
+        _WS = Workspace()
+    return _WS
+
+
+def legal_plays_raw(board: Board, d1: int, d2: int,
+                    caucasian: bool = False) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """``(results int8[n,26], steps int8[n,8])`` for one board and roll."""
+    ws = _workspace()
+    n = generate(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2), bool(caucasian),
+                 ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, HASH_KEYS)
+    if ws.state[2]:
+        raise RuntimeError("move generator workspace overflow")
+    return ws.out[:n].copy(), ws.steps[:n].copy()
+
+
+def legal_boards(board: Board, d1: int, d2: int, caucasian: bool = False) -> npt.NDArray[np.int8]:
+    """Every distinct legal result (int8[n,26], mover still to move); n = 0 when none."""
+    return legal_plays_raw(board, d1, d2, caucasian)[0]
+
+
+def legal_boards_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.integer],
+                       caucasian: bool = False
+                       ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    """Results for many pairs: ``(results, offsets)`` with rows ``offsets[i]:offsets[i+1]``."""
+    ws = _workspace()
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    dice64 = np.ascontiguousarray(dice, dtype=np.int64)
+    size = max(64, boards.shape[0] * 24)
+    while True:
+        out = np.empty((size, 26), dtype=np.int8)
+        offsets = np.zeros(boards.shape[0] + 1, dtype=np.int64)
+        total = generate_batch(boards, dice64, bool(caucasian), out, offsets, ws.out, ws.steps,
+                               ws.table, ws.hashes, ws.state, ws.path, ws.marks, HASH_KEYS)
+        if total >= 0:
+            return out[:total], offsets
+        size *= 4
+
+
+def warm() -> None:
+    """Compile (or load from cache) the kernels once per process."""
+    from gbot.core.board import START
+    legal_boards(START, 3, 1)
+    legal_boards(START, 2, 2)
+    legal_boards(START, 3, 1, caucasian=True)
+    legal_boards_batch(START[None, :], np.array([[6, 5]]))
