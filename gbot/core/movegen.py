@@ -141,51 +141,14 @@ def _record(b: Board, score: int, depth: int, path: npt.NDArray[np.int8],
 
 
 @jit
-def _dfs_doubles(b: Board, die: int, depth: int, max_src: int, path: npt.NDArray[np.int8],
-                 out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
-                 table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-                 state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
-    """Doubles without the Caucasian rule: sources in non-increasing order (every play has
-    such an ordering, so nothing is lost and transpositions are cut early)."""
-    moved = False
-    if depth < 4:
-        if b[25] > 0:
-            if b[25 - die] >= -1:
-                hit = _apply(b, 25, die)
-                path[2 * depth] = 25
-                path[2 * depth + 1] = 25 - die
-                _dfs_doubles(b, die, depth + 1, 25, path, out, steps, table, hashes, state,
-                             keys)
-                _undo(b, 25, die, hit)
-                moved = True
-        else:
-            high = _highest(b)
-            top = max_src if max_src < high else high
-            for src in range(top, 0, -1):
-                if _can_step(b, src, die, high):
-                    hit = _apply(b, src, die)
-                    path[2 * depth] = src
-                    path[2 * depth + 1] = src - die if src > die else 0
-                    _dfs_doubles(b, die, depth + 1, src, path, out, steps, table, hashes, state,
-                                 keys)
-                    _undo(b, src, die, hit)
-                    moved = True
-    if not moved and depth > 0:
-        _record(b, depth, depth, path, out, steps, table, hashes, state, keys)
-
-
-@jit
 def _step_options(b: Board, src: int, die: int, marks: npt.NDArray[np.int8],
                   caucasian: bool) -> int:
     """Bit set of ways a checker on ``src`` may move ``die``: 1 = an unmarked checker,
-    2 = a marked (hitting) checker; 0 = not possible."""
-    if b[25] > 0 and src != 25:
-        return 0
-    high = _highest(b)
-    if src == 25:
-        if b[25] <= 0 or b[25 - die] < -1:
+    2 = a marked (hitting) checker under the Caucasian rule; 0 = not possible."""
+    if b[25] > 0:
+        if src != 25 or b[25 - die] < -1:
             return 0
-    elif not _can_step(b, src, die, high):
+    elif not _can_step(b, src, die, _highest(b)):
         return 0
     if not caucasian or marks[src] == 0:
         return 1
@@ -199,23 +162,41 @@ def _step_options(b: Board, src: int, die: int, marks: npt.NDArray[np.int8],
 
 
 @jit
-def _dfs_general(b: Board, dice: npt.NDArray[np.int64], ndice: int, depth: int,
-                 caucasian: bool, marks: npt.NDArray[np.int8], path: npt.NDArray[np.int8],
-                 out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
-                 table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-                 state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
-    """Any roll, any rule set: dice are played in the order given in ``dice``."""
-    moved = False
-    if depth < ndice:
-        die = dice[depth]
-        for src in range(25, 0, -1):
-            opts = _step_options(b, src, die, marks, caucasian)
-            if opts == 0:
-                continue
-            dest = src - die
-            for kind in (1, 2):
-                if not opts & kind:
-                    continue
+def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
+            caucasian: bool, marks: npt.NDArray[np.int8], path: npt.NDArray[np.int8],
+            out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
+            table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+            state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+    """Depth-first search over the dice in the order given, recording every end position.
+
+    ``canonical`` (doubles without the Caucasian rule) keeps sources non-increasing: every
+    play has such an ordering, so nothing is lost and transpositions are cut early."""
+    next_src = np.zeros(5, dtype=np.int64)
+    next_kind = np.zeros(5, dtype=np.int64)
+    moved = np.zeros(5, dtype=np.bool_)
+    done_src = np.zeros(5, dtype=np.int64)
+    done_kind = np.zeros(5, dtype=np.int64)
+    done_hit = np.zeros(5, dtype=np.int64)
+    depth = 0
+    next_src[0] = 25
+    next_kind[0] = 1
+    while True:
+        found = False
+        if depth < ndice:
+            die = dice[depth]
+            src = next_src[depth]
+            kind = next_kind[depth]
+            while src >= 1:
+                opts = _step_options(b, src, die, marks, caucasian)
+                while kind <= 2 and not opts & kind:
+                    kind += 1
+                if kind <= 2:
+                    found = True
+                    break
+                src -= 1
+                kind = 1
+            if found:
+                dest = src - die
                 hit = _apply(b, src, die)
                 if caucasian:
                     if kind == 2:
@@ -226,22 +207,36 @@ def _dfs_general(b: Board, dice: npt.NDArray[np.int64], ndice: int, depth: int,
                         marks[dest] += 1
                 path[2 * depth] = src
                 path[2 * depth + 1] = dest if dest > 0 else 0
-                _dfs_general(b, dice, ndice, depth + 1, caucasian, marks, path, out, steps,
-                             table, hashes, state, keys)
-                if caucasian:
-                    if kind == 2:
-                        marks[src] += 1
-                        if dest >= 1:
-                            marks[dest] -= 1
-                    elif hit and dest <= 6:
-                        marks[dest] -= 1
-                _undo(b, src, die, hit)
-                moved = True
-    if not moved and depth > 0:
-        score = 2 * depth
-        if ndice == 2 and depth == 1 and dice[0] > dice[1]:
-            score += 1
-        _record(b, score, depth, path, out, steps, table, hashes, state, keys)
+                done_src[depth] = src
+                done_kind[depth] = kind
+                done_hit[depth] = hit
+                next_src[depth] = src
+                next_kind[depth] = kind + 1
+                moved[depth] = True
+                depth += 1
+                next_src[depth] = src if canonical else 25
+                next_kind[depth] = 1
+                moved[depth] = False
+                continue
+        if not moved[depth] and depth > 0:
+            score = 2 * depth
+            if ndice == 2 and depth == 1 and dice[0] > dice[1]:
+                score += 1
+            _record(b, score, depth, path, out, steps, table, hashes, state, keys)
+        if depth == 0:
+            return
+        depth -= 1
+        die = dice[depth]
+        src = done_src[depth]
+        dest = src - die
+        if caucasian:
+            if done_kind[depth] == 2:
+                marks[src] += 1
+                if dest >= 1:
+                    marks[dest] -= 1
+            elif done_hit[depth] and dest <= 6:
+                marks[dest] -= 1
+        _undo(b, src, die, done_hit[depth])
 
 
 @jit
@@ -259,27 +254,22 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     state[2] = 0
     for i in range(2 * MAX_STEPS):
         path[i] = 0
-    if d1 == d2 and not caucasian:
-        _dfs_doubles(b, d1, 0, 25, path, out, steps, table, hashes, state, keys)
+    for i in range(26):
+        marks[i] = 0
+    dice = np.empty(4, dtype=np.int64)
+    if d1 == d2:
+        dice[:] = d1
+        _search(b, dice, 4, not caucasian, caucasian, marks, path, out, steps, table, hashes,
+                state, keys)
     else:
-        for i in range(26):
-            marks[i] = 0
-        if d1 == d2:
-            dice = np.full(4, d1, dtype=np.int64)
-            _dfs_general(b, dice, 4, 0, caucasian, marks, path, out, steps, table, hashes,
-                         state, keys)
-        else:
-            hi = max(d1, d2)
-            lo = min(d1, d2)
-            dice = np.empty(2, dtype=np.int64)
-            dice[0] = hi
-            dice[1] = lo
-            _dfs_general(b, dice, 2, 0, caucasian, marks, path, out, steps, table, hashes,
-                         state, keys)
-            dice[0] = lo
-            dice[1] = hi
-            _dfs_general(b, dice, 2, 0, caucasian, marks, path, out, steps, table, hashes,
-                         state, keys)
+        dice[0] = max(d1, d2)
+        dice[1] = min(d1, d2)
+        _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
+                keys)
+        dice[0] = min(d1, d2)
+        dice[1] = max(d1, d2)
+        _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
+                keys)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
