@@ -28,6 +28,7 @@ CUBE_CAPS = (0, 2, 4, 8, 16, 32, 64)
 END_MODES = ("single", "gammons", "backgammons")
 OPENERS = ("roll", "loser", "alternate")
 VARIATIONS = ("standard", "nackgammon", "hyper1", "hyper2", "hyper3")
+RESIGNATIONS = ("offer", "position")
 
 
 class GameState(enum.IntEnum):
@@ -58,6 +59,10 @@ class Rules:
     """Who opens game 2..n: ``"roll"`` (opening roll each game), ``"loser"``, ``"alternate"``."""
     variation: str = "standard"
     """``"standard"``, ``"nackgammon"``, ``"hyper1"``, ``"hyper2"`` or ``"hyper3"``."""
+    resignation: str = "offer"
+    """``"offer"`` (gnubg/FIBS: the resigner offers single, gammon or backgammon, the other
+    side accepts or rejects) or ``"position"`` (site style: scored at once by the resigner's
+    actual position under the end mode)."""
 
     def __post_init__(self) -> None:
         """Reject switch values outside their documented sets."""
@@ -71,6 +76,9 @@ class Rules:
             raise MatchRuleError(f"opener must be one of {OPENERS}, got {self.opener!r}")
         if self.variation not in VARIATIONS:
             raise MatchRuleError(f"variation must be one of {VARIATIONS}, got {self.variation!r}")
+        if self.resignation not in RESIGNATIONS:
+            raise MatchRuleError(
+                f"resignation must be one of {RESIGNATIONS}, got {self.resignation!r}")
 
     @property
     def max_cube(self) -> int:
@@ -176,7 +184,7 @@ class MatchState:
         r = self.rules
         if not r.cube_enabled or self.game_state != GameState.PLAYING:
             return False
-        if self.double_offered or self.resign_offered or self.match_over:
+        if self.double_offered or self.resign_offered or self.final_roll or self.match_over:
             return False
         if self.match_length > 0 and self.crawford:
             return False
