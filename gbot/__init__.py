@@ -13,3 +13,9 @@ from gbot.errors import (  # noqa: E402, F401
 )
 from gbot.position import Play, Position  # noqa: E402, F401
 from gbot.match import CENTRE, GameState, MatchState, Rules  # noqa: E402, F401
+from gbot.protocols.fibs_board import (  # noqa: E402, F401
+    FibsBoard,
+    format_fibs_board,
+    parse_fibs_board,
+)
+from gbot.xgid import format_xgid, parse_xgid  # noqa: E402, F401

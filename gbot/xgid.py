@@ -87,10 +87,9 @@ def _write_position(bottom: list[int], top: list[int]) -> str:
 
 
 def _position(b: Board) -> Position:
-    from gbot import ids
     from gbot.position import Position
 
-    return Position.from_id(ids.encode(b))
+    return Position(b)
 
 
 def parse_xgid(text: str) -> tuple[Position, MatchState]:

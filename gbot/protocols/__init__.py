@@ -1,0 +1,1 @@
+"""Wire formats and protocol adapters: the ``board:`` line, gnubg's external player, FIBS."""
