@@ -132,3 +132,9 @@ def parse_move(text: str) -> list[tuple[int, int]]:
     if len(segs) > 4 * 4:
         raise MoveParseError(f"too many segments in move {text!r}")
     return segs
+
+
+def hit_marks(text: str) -> int:
+    """Number of ``*`` hit marks written in ``text`` (a repeated token counts once)."""
+    return text.count("*")
+

@@ -14,7 +14,7 @@ from gbot import ids
 from gbot.core import board as _board
 from gbot.core.board import Board
 from gbot.errors import BoardError, IllegalMoveError, MoveParseError
-from gbot.moves import format_steps, parse_move
+from gbot.moves import format_steps, hit_marks, parse_move
 
 Dice = tuple[int, int]
 
@@ -146,10 +146,15 @@ class Position:
         if not segments:
             raise IllegalMoveError(f"empty move {text!r}, but {d!r} must be played")
         by_board = {p.position.board.tobytes(): p for p in plays}
-        for result in _apply_segments(self._board, segments, d):
-            play = by_board.get(result)
-            if play is not None:
-                return play
+        matches = [by_board[r] for r in _apply_segments(self._board, segments, d)
+                   if r in by_board]
+        if matches:
+            # where the text can be read two ways (24/14 passing a blot on 18 or not),
+            # prefer the reading whose hits agree with the written marks
+            stars = hit_marks(text)
+            opp_bar = int(self._board[0])
+            return min(matches, key=lambda p: (abs(opp_bar - int(p.position.board[0]) - stars),
+                                               p.notation != text.strip()))
         raise IllegalMoveError(f"{text!r} is not a legal play of {d!r} in {self.id()!r}")
 
     # --- dunder --------------------------------------------------------------------------

@@ -1,0 +1,26 @@
+# Shared set-up for scripts/test and scripts/run (sourced): a virtual environment with the
+# package and its extras, and Debian's gnubg when apt is available.
+VENV="${GBOT_VENV:-$PWD/.venv}"
+
+gbot_setup() {
+  local extras="$1"
+  if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+  fi
+  local stamp="$VENV/.gbot-$extras-$(sha1sum pyproject.toml | cut -c1-12)"
+  if [ ! -f "$stamp" ]; then
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    "$VENV/bin/python" -m pip install -q -e ".[$extras]"
+    touch "$stamp"
+  fi
+  if ! command -v gnubg >/dev/null 2>&1 && [ ! -x /usr/games/gnubg ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+      echo "installing Debian's gnubg ..."
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg) \
+        >/dev/null 2>&1 || echo "warning: could not install gnubg; tests that need it will skip"
+    else
+      echo "warning: gnubg is not installed and apt is unavailable; tests that need it will skip"
+    fi
+  fi
+  export PATH="$PATH:/usr/games"
+}

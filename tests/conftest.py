@@ -1,0 +1,36 @@
+"""Shared test helpers: where the reference material lives, and gnubg availability."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("GBOT_SHARED", ROOT.parent / "shared"))
+
+
+def shared_path(*parts: str) -> Path:
+    """A file under ../shared, or skip the test when the reference material is absent."""
+    p = SHARED.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"reference material {p} not available")
+    return p
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open() as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def gnubg_binary() -> str | None:
+    """Path of Debian's gnubg, if installed."""
+    return shutil.which("gnubg") or (
+        "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)

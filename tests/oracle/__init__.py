@@ -1,0 +1,1 @@
+"""Slow, obviously-correct reference implementations used as oracles by the tests."""
