@@ -41,3 +41,15 @@ class MatchRuleError(GbotError, ValueError):
 
 class MatchFileError(GbotError, ValueError):
     """A match file (``.mat``) that cannot be read."""
+
+
+class ProtocolError(GbotError, ValueError):
+    """A request of gnubg's external-player protocol that cannot be understood."""
+
+
+class MatchEquityError(GbotError, ValueError):
+    """A match equity table that cannot be read, or a score it cannot answer."""
+
+
+class CubeError(GbotError, ValueError):
+    """Cube-decision input that makes no sense (probabilities, cube value, owner, match score)."""
