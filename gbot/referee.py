@@ -11,7 +11,7 @@ The flow of one game::
     new_match / next_game  -> game_state NONE (opening roll) or PLAYING (designated opener)
     roll(state, (d0, d1))  -> opening roll: die of player 0, die of player 1; ties stay NONE
     [double -> take | drop | beaver (-> take | drop | raccoon)]   before rolling
-    [resign (-> accept_resign | reject_resign)]                   whenever one is to act
+    [resign (-> accept_resign | reject_resign)]                   either side, nothing pending
     roll(state, dice) -> play(state, result_board) -> ...          until someone bears off
 
 The board in the state is seen by ``player_on_roll`` (layout of :mod:`gbot.core.board`); a play
@@ -26,7 +26,7 @@ Rule details this referee fixes (the switches live in :class:`~gbot.match.Rules`
 * A dropped double scores the cube value before the double. A take gives the cube to the taker.
 * Beavers and raccoons (money only) follow gnubg: each is a redouble by the player who must
   answer; the cube value doubles at once, the other side must take, drop or (raccoon) redouble,
-  and the player who finally takes owns the cube.
+  and the player who finally takes owns the cube. A drop scores the cube value reached so far.
 * Scoring: end multiplier (single 1, gammon 2, backgammon 3, capped by the end mode) times the
   cube; with Jacoby (money) an unturned cube scores every win as single.
 * Draw on the last roll: when the game's opener bears off last, the other player gets one final
@@ -328,12 +328,13 @@ def beaver(state: MatchState, player: int | None = None) -> MatchState:
     if not may_beaver(state):
         raise MatchRuleError("beaver not allowed here (money play with beavers/raccoons on, "
                              f"within the cap; {state.beavers} already)")
-    return replace(state, cube_value=state.cube_value * 2, cube_owner=state.player_to_act,
+    # gnubg marks the doubled side (not the player on roll) as owner while a beaver is pending
+    return replace(state, cube_value=state.cube_value * 2, cube_owner=1 - state.player_on_roll,
                    player_to_act=1 - state.player_to_act, beavers=state.beavers + 1)
 
 
 def resign(state: MatchState, kind: int | None = None, player: int | None = None) -> MatchState:
-    """The player to act resigns.
+    """``player`` (default: the player to act) resigns; either side may, at any quiet moment.
 
     With ``rules.resignation == "offer"`` this offers ``kind`` (1 single, 2 gammon,
     3 backgammon; default 1) and the other side must accept or reject. With ``"position"``
@@ -341,8 +342,8 @@ def resign(state: MatchState, kind: int | None = None, player: int | None = None
     """
     _need_playing(state)
     _need_quiet(state)
-    _check_player(state, player)
-    resigner = state.player_to_act
+    resigner = state.player_to_act if player is None else player
+    _need(resigner in (0, 1), f"player must be 0 or 1, got {player!r}")
     if state.rules.resignation == "position":
         _need(kind is None, f"site-style resignations take no kind, got {kind!r}")
         view = state.board_array()
@@ -365,11 +366,11 @@ def accept_resign(state: MatchState, player: int | None = None) -> MatchState:
 
 
 def reject_resign(state: MatchState, player: int | None = None) -> MatchState:
-    """Reject the pending resignation: play goes on, the resigner is to act again."""
+    """Reject the pending resignation: play goes on with the player on roll to act."""
     _need_playing(state)
     _need(state.resign_offered > 0, "no resignation to reject")
     _check_player(state, player)
-    return replace(state, resign_offered=0, player_to_act=1 - state.player_to_act)
+    return replace(state, resign_offered=0, player_to_act=state.player_on_roll)
 
 
 # --------------------------------------------------------------------------- results
@@ -503,13 +504,19 @@ class Referee:
             self._log(Action("roll", self.state.player_on_roll, dice=self.state.dice))
         return self.state
 
-    def play(self, result: Board | Sequence[int] | None) -> MatchState:
-        """Play the rolled dice to ``result`` (mover's view; None when nothing is legal)."""
+    def play(self, result: Board | Sequence[int] | None,
+             steps: tuple[tuple[int, int], ...] | None = None) -> MatchState:
+        """Play the rolled dice to ``result`` (mover's view; None when nothing is legal).
+
+        ``steps`` (single-die ``(from, to)`` pairs reaching ``result``) are logged as given;
+        by default the move generator supplies one sequence.
+        """
         s = self.state
         before = s.board_array()
         new = play(s, result)
         after = before if result is None else np.asarray(result, dtype=np.int8)
-        steps = steps_of(before, after, s.dice, s.rules.caucasian)
+        if steps is None:
+            steps = steps_of(before, after, s.dice, s.rules.caucasian)
         self._log(Action("move", s.player_on_roll, dice=s.dice, steps=steps,
                          board=s.board))
         self.state = new
@@ -544,10 +551,10 @@ class Referee:
         self._log(Action("beaver", p, value=self.state.cube_value * 2))
         return self.state
 
-    def resign(self, kind: int | None = None) -> MatchState:
-        """The player to act resigns (offer or site style, per the rules)."""
-        p = self.state.player_to_act
-        self.state = resign(self.state, kind)
+    def resign(self, kind: int | None = None, player: int | None = None) -> MatchState:
+        """``player`` (default: the one to act) resigns (offer or site style, per the rules)."""
+        p = self.state.player_to_act if player is None else player
+        self.state = resign(self.state, kind, p)
         self._log(Action("resign", p, value=self.state.resign_offered or self.state.game_points))
         self._finish()
         return self.state
