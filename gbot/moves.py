@@ -54,7 +54,8 @@ def format_steps(board: Board, steps: Sequence[Step]) -> str:
         marks = [hit]
         cur = dst
         while cur > 0:
-            nxt = next((j for j in range(len(items)) if not used[j] and items[j][0][0] == cur), None)
+            nxt = next((j for j in range(len(items))
+                        if not used[j] and items[j][0][0] == cur), None)
             if nxt is None:
                 break
             used[nxt] = True

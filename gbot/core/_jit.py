@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numba
 
@@ -12,4 +12,4 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def jit(fn: F) -> F:
     """Compile ``fn`` in nopython mode with an on-disk cache."""
-    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)  # type: ignore[no-any-return]
+    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy")(fn))

@@ -58,12 +58,12 @@ def _can_step(b: Board, src: int, die: int, high: int) -> bool:
         return False
     dest = src - die
     if dest >= 1:
-        return b[dest] >= -1
+        return bool(b[dest] >= -1)
     if high > 6:
         return False
     if dest == 0:
         return True
-    return src == high
+    return bool(src == high)
 
 
 @jit
@@ -277,7 +277,7 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
         while table[slot] != 0:
             table[slot] = 0
             slot = (slot + 1) & (TABLE_SIZE - 1)
-    return n
+    return int(n)
 
 
 @jit
@@ -316,8 +316,9 @@ def legal_plays_raw(board: Board, d1: int, d2: int,
                     caucasian: bool = False) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``(results int8[n,26], steps int8[n,8])`` for one board and roll."""
     ws = _workspace()
-    n = generate(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2), bool(caucasian),
-                 ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, HASH_KEYS)
+    n: int = generate(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2),
+                      bool(caucasian), ws.out, ws.steps, ws.table, ws.hashes, ws.state,
+                      ws.path, ws.marks, HASH_KEYS)
     if ws.state[2]:
         raise RuntimeError("move generator workspace overflow")
     return ws.out[:n].copy(), ws.steps[:n].copy()

@@ -55,7 +55,8 @@ def _single_moves(b: list[int], die: int, caucasian_marks: list[int] | None
     return results
 
 
-def legal_results(board: list[int], d1: int, d2: int, caucasian: bool = False) -> set[tuple[int, ...]]:
+def legal_results(board: list[int], d1: int, d2: int,
+                  caucasian: bool = False) -> set[tuple[int, ...]]:
     """Set of distinct final boards (as tuples) for the roll."""
     orders = [[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]
     found: dict[tuple[int, ...], int] = {}
