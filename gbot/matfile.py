@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gbot.core.board import Board
-from gbot.errors import MatchFileError, MatchRuleError
+from gbot.errors import IllegalMoveError, MatchFileError, MatchRuleError, MoveParseError
 from gbot.match import GameState, Rules
 from gbot.moves import hits_along
+from gbot.position import Position
 from gbot.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
 
 _LEFT = 5
@@ -130,15 +130,10 @@ _LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
 _SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
 _LINE = re.compile(r"^\s*(\d+)\)(.*)$")
-_STEP = re.compile(r"^(\d+|bar|off)/(\d+|bar|off)(\*?)$", re.IGNORECASE)
+_STEP = re.compile(r"^(\d+|bar|off)(/(\d+|bar|off)\*?)+(\(\d\))?$", re.IGNORECASE)
 _TOKEN = re.compile(r"(\d\d:)|(Doubles\s*=>\s*\d+)|(Beavers\s*=>\s*\d+)|(Raccoons\s*=>\s*\d+)"
                     r"|(Takes)|(Drops)|(Wins\s+\d+\s+points?(?:\s+and\s+the\s+match)?)"
                     r"|(\S+)", re.IGNORECASE)
-
-
-def _point(tok: str) -> int:
-    t = tok.lower()
-    return 25 if t == "bar" else 0 if t == "off" else int(t)
 
 
 @dataclass
@@ -149,7 +144,8 @@ class _Entry:
     kind: str
     value: int = 0
     dice: tuple[int, int] = (0, 0)
-    steps: list[tuple[int, int]] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)
+    """The move's step tokens as written (``13/11``, ``6/2*``, ``24/18/13``, ``bar/20``)."""
 
 
 def _parse_line(line: str, start: int, where: str) -> list[_Entry]:
@@ -176,25 +172,8 @@ def _parse_line(line: str, start: int, where: str) -> list[_Entry]:
             sm = _STEP.match(tok)
             if sm is None or not out or out[-1].kind != "move":
                 raise MatchFileError(f"{where}: unexpected {tok!r}")
-            out[-1].steps.append((_point(sm.group(1)), _point(sm.group(2))))
+            out[-1].steps.append(tok)
     return out
-
-
-def _apply_steps(board: Board, steps: list[tuple[int, int]], where: str) -> Board:
-    b = board.copy()
-    for src, dst in steps:
-        if not 1 <= src <= 25 or not 0 <= dst <= 24 or b[src] <= 0:
-            raise MatchFileError(f"{where}: no checker to move {src}/{dst}")
-        b[src] -= 1
-        if dst >= 1:
-            if b[dst] == -1:
-                b[dst] = 1
-                b[0] -= 1
-            elif b[dst] < 0:
-                raise MatchFileError(f"{where}: {src}/{dst} lands on a made point")
-            else:
-                b[dst] += 1
-    return b
 
 
 _RawGame = tuple[int, tuple[str, str], tuple[int, int], list[tuple[str, _Entry]]]
@@ -287,9 +266,16 @@ def _apply(ref: Referee, e: _Entry, where: str) -> None:
             ref.roll((hi, lo))
         if not e.steps and len(legal_results(ref.state)) > 0:
             return  # rolled, then resigned before moving (gnubg writes the bare roll)
-        before = ref.state.board_array()
-        after = _apply_steps(before, e.steps, where)
-        ref.play(after if e.steps else None, steps=tuple(e.steps))
+        if not e.steps:
+            ref.play(None)
+            return
+        st = ref.state
+        try:
+            chosen = Position(st.board_array(), max_checkers=st.rules.checkers).play_from_text(
+                " ".join(e.steps), st.dice, caucasian=st.rules.caucasian)
+        except (MoveParseError, IllegalMoveError) as exc:
+            raise MatchFileError(f"{where}: {exc}") from None
+        ref.play(chosen.position.board, steps=chosen.steps)
     elif e.kind in ("double", "beaver"):
         offered = s.cube_value * (4 if e.kind == "beaver" else 2)
         if e.value != offered:
