@@ -98,7 +98,7 @@ def probe(addr: str, lines: list[str], quiet: float = 0.4) -> None:
         while time.monotonic() < deadline:
             try:
                 data = s.recv(4096)
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 if b"\n" in got:
                     break
                 continue

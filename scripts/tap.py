@@ -85,7 +85,7 @@ class Tap:
         while not self.stop.is_set():
             try:
                 client, _ = self.sock.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 continue
             except OSError:
                 break

@@ -54,7 +54,8 @@ import json, os, time
 import gnubg
 
 cfg = json.load(open(os.environ["GBOT_HARNESS_CFG"]))
-report = {"finished": False, "stalls": 0, "notes": [], "games": [], "records": []}
+report = {"finished": False, "stalls": 0, "beaver_pauses": 0, "notes": [], "games": [],
+          "records": []}
 
 
 def run(text):
@@ -94,6 +95,8 @@ try:
         "set automatic game off",
         "set defaultnames %s %s" % tuple(cfg["names"]),
         "set player %d gnubg" % own_seat,
+        "set player 0 name %s" % cfg["names"][0],
+        "set player 1 name %s" % cfg["names"][1],
     ):
         run(text)
     for part in ("chequerplay", "cubedecision"):
@@ -110,10 +113,22 @@ try:
             return True
         return False
 
+    def after_beaver(m):
+        # gnubg 1.07 stops auto-play after a beaver was taken (double, double, take)
+        acts = [(r.get("action"), r.get("player")) for r in m["games"][-1]["game"][-3:]]
+        return (len(acts) == 3 and [a for a, _ in acts] == ["double", "double", "take"]
+                and acts[0][1] == acts[2][1] != acts[1][1])
+
     def finish_game(m):
         # gnubg stops when it got a reply it could not use; "play" asks again.
         while in_progress(m) and report["stalls"] < cfg["max_stalls"] and not out_of_time():
-            report["stalls"] += 1
+            if after_beaver(m) and report["beaver_pauses"] < 1000:
+                report["beaver_pauses"] += 1
+            else:
+                report["stalls"] += 1
+                last = [(r.get("action"), r.get("player")) for r in m["games"][-1]["game"][-3:]]
+                print("gbot-harness: stall %d after %r, asking again with 'play'"
+                      % (report["stalls"], last))
             run("play")
             m = current_games()
         return m
@@ -233,6 +248,7 @@ class HarnessResult:
     forfeits: list[str]
     stalls: int
     elapsed: float
+    beaver_pauses: int
     timed_out: bool
     gnubg_status: int | None
     saved: Path | None
@@ -261,7 +277,8 @@ class HarnessResult:
         return (f"RESULT games={self.games} complete={'yes' if self.complete else 'no'} "
                 f"gbot={self.bot_points} gnubg={self.gnubg_points} "
                 f"protocol_errors={len(self.protocol_errors)} forfeits={len(self.forfeits)} "
-                f"stalls={self.stalls} elapsed={self.elapsed:.1f}s"
+                f"stalls={self.stalls} beaver_pauses={self.beaver_pauses} "
+                f"elapsed={self.elapsed:.1f}s"
                 + (f" saved={self.saved}" if self.saved else ""))
 
 
@@ -338,6 +355,7 @@ def play(external: str, *, match: int = 0, games: int = 0, bot_seat: int = 1, pl
         complete=complete and not timed_out, games=finished, bot_points=bot_pts,
         gnubg_points=gnubg_pts, protocol_errors=errors, forfeits=forfeits,
         stalls=int(report.get("stalls", 0)), elapsed=float(report.get("elapsed", wall)),
+        beaver_pauses=int(report.get("beaver_pauses", 0)),
         timed_out=timed_out, gnubg_status=status, saved=saved, bot_seat=bot_seat,
         records=records, notes=notes, console=console)
 

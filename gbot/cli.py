@@ -1,0 +1,81 @@
+"""The ``gbot`` command line: a click group; each tool adds its own subcommand."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+import gbot
+
+__all__ = ["main"]
+
+
+@click.group()
+@click.version_option(gbot.__version__, prog_name="gbot")
+def main() -> None:
+    """gbot, a backgammon bot for GNU Backgammon's external-player protocol and FIBS."""
+
+
+@main.command()
+@click.option("--listen", default="127.0.0.1:31000", show_default=True,
+              help="HOST:PORT for TCP, or a filesystem path for a Unix socket.")
+@click.option("--ply", type=click.IntRange(0, 4), default=0, show_default=True,
+              help="Look-ahead of every decision.")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
+              help="Money games: gammons count only once the cube was turned (gnubg's default).")
+@click.option("--beavers/--no-beavers", default=True, show_default=True,
+              help="Money games: answer a double with a beaver when it is right.")
+@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
+              default="0", show_default=True, help="Highest cube value (0 = no cap).")
+@click.option("--no-cube", is_flag=True, help="Never double (the cube is off).")
+@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
+              default="backgammons", show_default=True,
+              help="What a game can be worth: single only, up to gammons, up to backgammons.")
+@click.option("--caucasian", is_flag=True,
+              help="Caucasian rule: a double may be played as four single moves in any order.")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
+              help="Write a log (connections; every request with --verbose) to this file.")
+@click.option("-v", "--verbose", is_flag=True, help="Log every request and reply.")
+def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
+          end_mode: str, caucasian: bool, log_file: str | None, verbose: bool) -> None:
+    """Play for a gnubg seat: answer gnubg's external-player protocol on LISTEN.
+
+    In gnubg: ``set player 1 external 127.0.0.1:31000``, then ``new match 5``. Stops cleanly
+    on Ctrl-C (SIGINT) or SIGTERM.
+    """
+    from gbot.engine import Engine
+    from gbot.errors import GbotError
+    from gbot.match import Rules
+    from gbot.server import parse_address
+    from gbot.server import serve as run_server
+
+    level = logging.DEBUG if verbose else logging.INFO
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file))
+    logging.basicConfig(level=level, handlers=handlers,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        address = parse_address(listen)
+        rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
+                      jacoby=jacoby, beavers=beavers, caucasian=caucasian)
+    except GbotError as exc:
+        raise click.BadParameter(str(exc)) from None
+    engine = Engine(ply=ply, rules=rules)
+
+    def ready(bound: object) -> None:
+        click.echo(f"gbot {gbot.__version__} listening on {bound} (ply {ply}, "
+                   f"{engine.backend})", err=False)
+        sys.stdout.flush()
+
+    try:
+        code = run_server(address, engine, on_ready=ready)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {listen!r}: {exc}") from None
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

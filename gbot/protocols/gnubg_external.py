@@ -1,0 +1,315 @@
+"""GNU Backgammon's external-player protocol: one request line in, one reply line out.
+
+:func:`handle_line` is the whole protocol and does no I/O; :mod:`gbot.server` owns the
+sockets. It answers both sides of the protocol (``protocols/gnubg-external.md``):
+
+* gnubg as referee (``set player N external ADDR``) sends ``board:`` lines; the reply is a
+  move in gnubg's notation (mover's own numbering; an empty line when no move exists),
+  ``roll``/``double``, ``take``/``drop``/``beaver``, or ``resign [gammon|backgammon]``.
+* a client of gnubg's own server (``external ADDR``) may also send ``version``, ``help``,
+  ``set debug|interface ...``, ``evaluation fibsboard board:... [options]``,
+  ``board:... resignation N`` (reply ``accept``/``reject``), ``exit`` or ``quit``.
+
+Anything that cannot be read gets one ``Error: ...`` line and the session continues. Every
+reply is one line shorter than 256 bytes; the exceptions are ``version`` (four lines, as gnubg)
+and debug mode (``DBG:`` lines before a board answer, as gnubg).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import gbot
+from gbot.errors import FibsBoardError, GbotError, ProtocolError
+from gbot.match import MatchState, Rules
+from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
+
+if TYPE_CHECKING:
+    from gbot.engine import Engine
+
+__all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line"]
+
+MAX_REPLY = 255
+"""Longest reply line in bytes, newline excluded (gnubg reads replies into 256 bytes)."""
+MAX_LINE = 1024
+"""Longest request accepted (gnubg's own limit is 255; options make ours a little longer)."""
+
+_TRUE = ("on", "yes", "true")
+_FALSE = ("off", "no", "false")
+_RESIGN_WORDS = {1: "resign", 2: "resign gammon", 3: "resign backgammon"}
+
+
+@dataclass
+class Session:
+    """Per-connection state: the engine, the ``set`` switches and the last resignation."""
+
+    engine: Engine
+    debug: bool = False
+    new_interface: bool = False
+    requests: int = 0
+    errors: int = 0
+    last_resign: str | None = field(default=None, repr=False)
+    """The question (line without options) I last answered with ``resign``: when gnubg asks
+    the same question again it declined, and I play on instead of offering again."""
+
+
+@dataclass
+class _Options:
+    """Options after a board: rule switches, the offered resignation, evaluation settings."""
+
+    jacoby: bool | None = None
+    beavers: bool | None = None
+    crawford: bool | None = None
+    resignation: int = 0
+    plies: int | None = None
+    cubeful: bool = True
+
+
+def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
+    """Answer one request: ``(reply, end_session)``.
+
+    ``reply`` has no trailing newline (the caller adds one) and is None when nothing must be
+    sent (``exit``/``quit``). gnubg's NUL byte, surrounding blanks and ``\\r`` are ignored.
+    """
+    session.requests += 1
+    try:
+        reply, end = _dispatch(session, _clean(line))
+    except (GbotError, ValueError) as exc:
+        session.errors += 1
+        reply, end = _error(str(exc)), False
+    except Exception as exc:  # an engine bug must not cost the connection
+        session.errors += 1
+        reply, end = _error(f"internal error: {type(exc).__name__}: {exc}"), False
+    return reply, end
+
+
+def _clean(line: str | bytes) -> str:
+    if isinstance(line, bytes):
+        line = line.decode("utf-8", "replace")
+    text = line.strip().strip("\x00").strip()
+    if len(text.encode("utf-8", "replace")) > MAX_LINE:
+        raise ProtocolError(f"request longer than {MAX_LINE} bytes: {text[:40]!r}...")
+    if any(ch in text for ch in "\x00\n\r"):
+        raise ProtocolError(f"control characters inside the request: {text[:60]!r}")
+    return text
+
+
+def _error(message: str) -> str:
+    """An ``Error: ...`` reply, cut to fit in gnubg's reply buffer."""
+    text = "Error: " + message.replace("\n", " ").replace("\r", " ")
+    raw = text.encode("utf-8", "replace")
+    if len(raw) > MAX_REPLY:
+        text = raw[:MAX_REPLY - 3].decode("utf-8", "ignore") + "..."
+    return text
+
+
+def _dispatch(session: Session, text: str) -> tuple[str | None, bool]:
+    if not text:
+        raise ProtocolError("no command given")
+    head, _, rest = text.partition(" ")
+    word = head.lower()
+    if word.startswith("board:"):
+        return _board(session, text, evaluation=False), False
+    if word == "fibsboard":
+        return _board(session, rest.strip(), evaluation=False), False
+    if word == "evaluation":
+        body = rest.strip()
+        first, _, after = body.partition(" ")
+        if first.lower() != "fibsboard" or not after.strip():
+            raise ProtocolError(f"expected 'evaluation fibsboard board:...', got {text!r}")
+        return _board(session, after.strip(), evaluation=True), False
+    if word in ("exit", "quit"):
+        return None, True
+    if word == "version":
+        return _version(), False
+    if word == "help":
+        return ("\tcommands: board:..., fibsboard board:..., evaluation fibsboard board:..., "
+                "version, set debug on|off, set interface new|old, help, exit"), False
+    if word == "set":
+        return _set(session, rest.strip()), False
+    raise ProtocolError(f"unknown command {head!r}")
+
+
+def _version() -> str:
+    return "\n".join(("Interface: 2", "RFBF: 0", f"Engine: gbot {gbot.__version__}",
+                      f"Software: gbot {gbot.__version__}"))
+
+
+def _set(session: Session, args: str) -> str:
+    name, _, value = args.partition(" ")
+    key, val = name.lower(), value.strip().lower()
+    if key == "debug":
+        session.debug = _flag(val, f"set debug {value!r}")
+        return "Debug output ON" if session.debug else "Debug output OFF"
+    if key == "interface":
+        if val not in ("new", "old"):
+            raise ProtocolError(f"set interface takes new or old, got {value!r}")
+        session.new_interface = val == "new"
+        return "New interface ON" if session.new_interface else "New interface OFF"
+    raise ProtocolError(f"set option {name!r} not supported")
+
+
+def _flag(word: str, what: str) -> bool:
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ProtocolError(f"expected on or off in {what}")
+
+
+_BOARD_PREFIX = re.compile(r"board:", re.IGNORECASE)
+
+
+def _board(session: Session, text: str, evaluation: bool) -> str:
+    line, _, opts_text = text.partition(" ")
+    if not _BOARD_PREFIX.match(line):
+        raise ProtocolError(f"expected a board:... line, got {text[:60]!r}")
+    line = "board:" + line[6:]
+    opts = _options(opts_text, evaluation)
+    fb, beavered = _parse_board(line)
+    engine = session.engine
+    rules = _rules(engine.rules, opts, fb)
+    if rules != engine.rules:
+        engine = engine.with_rules(rules)
+    state = replace(fb.state, rules=rules)
+    if opts.crawford is False and state.crawford:
+        state = replace(state, crawford=False)
+    pos = fb.position
+    if evaluation:
+        answer = _evaluation(engine, fb, state, opts)
+    elif opts.resignation:
+        answer = "accept" if engine.accept_resignation(pos, state, opts.resignation) else "reject"
+    elif beavered:
+        # the opponent beavered my double: take the 4-cube or pass (no raccoons)
+        answer = "drop" if engine.respond_double(pos, state) == "drop" else "take"
+    else:
+        answer = _decide(session, engine, fb, state, line)
+    if session.debug:
+        return "\n".join(_debug_lines(fb, state, rules, opts) + [answer])
+    return answer
+
+
+def _parse_board(line: str) -> tuple[FibsBoard, bool]:
+    """The board line, and whether it is gnubg's question after the opponent *beavered*.
+
+    gnubg 1.07 asks the original doubler about a beaver with the take-question flag set but
+    the turn field naming the doubler itself (so the usual rule "turn = the doubler" names the
+    wrong side, and the cube then seems to be mine). Such a line is read with the turn
+    reversed: I am the side on turn, the beaverer owns the cube at the value before the beaver.
+    """
+    try:
+        return parse_fibs_board(line), False
+    except FibsBoardError as first:
+        fields = line.split(":")
+        if len(fields) != 53 or fields[40] != "1" or fields[32] not in ("1", "-1"):
+            raise
+        fields[32] = "1" if fields[32] == "-1" else "-1"
+        try:
+            fb = parse_fibs_board(":".join(fields), "gnubg_external")
+        except FibsBoardError:
+            raise first from None
+        if fb.cube_owner != "opponent" or not fb.double_pending or fb.match_length:
+            raise
+        return fb, True
+    except (ValueError, IndexError) as exc:  # a parser slip must not look like a crash
+        raise FibsBoardError(f"cannot read board line {line!r}: {exc}") from None
+
+
+def _options(text: str, evaluation: bool) -> _Options:
+    opts = _Options()
+    words = text.split()
+    i = 0
+
+    def value(kind: str) -> str:
+        nonlocal i
+        if i + 1 >= len(words):
+            raise ProtocolError(f"option {kind!r} needs a value in {text!r}")
+        i += 1
+        return words[i].lower()
+
+    while i < len(words):
+        w = words[i].lower()
+        if w in ("jacobyrule", "jacoby"):
+            opts.jacoby = _flag(value(w), f"{w} in {text!r}")
+        elif w == "beavers":
+            opts.beavers = _flag(value(w), f"{w} in {text!r}")
+        elif w in ("crawfordrule", "crawford"):
+            opts.crawford = _flag(value(w), f"{w} in {text!r}")
+        elif w == "resignation":
+            v = value(w)
+            if v not in ("0", "1", "2", "3"):
+                raise ProtocolError(f"resignation takes 1, 2 or 3, got {v!r}")
+            opts.resignation = int(v)
+        elif evaluation and w in ("plies", "ply"):
+            v = value(w)
+            if not v.isdigit() or int(v) > 4:
+                raise ProtocolError(f"plies takes 0..4, got {v!r}")
+            opts.plies = int(v)
+        elif evaluation and w in ("cubeful", "cubeless"):
+            opts.cubeful = w == "cubeful"
+        elif evaluation and w in ("cube", "prune", "deterministic"):
+            if i + 1 < len(words) and words[i + 1].lower() in _TRUE + _FALSE:
+                on = _flag(value(w), w)
+                if w == "cube":
+                    opts.cubeful = on
+        elif evaluation and w == "noise":
+            v = value(w)
+            try:
+                float(v)
+            except ValueError:
+                raise ProtocolError(f"noise takes a number, got {v!r}") from None
+        else:
+            raise ProtocolError(f"unknown option {words[i]!r}")
+        i += 1
+    return opts
+
+
+def _rules(base: Rules, opts: _Options, fb: FibsBoard) -> Rules:
+    rules = base
+    if opts.jacoby is not None and opts.jacoby != rules.jacoby:
+        rules = replace(rules, jacoby=opts.jacoby)
+    if opts.beavers is not None and opts.beavers != rules.beavers:
+        rules = replace(rules, beavers=opts.beavers)
+    return rules
+
+
+def _decide(session: Session, engine: Engine, fb: FibsBoard, state: MatchState,
+            line: str) -> str:
+    pos = fb.position
+    question = fb.question
+    if question == "take_or_drop":
+        session.last_resign = None
+        return engine.respond_double(pos, state)
+    if session.last_resign != line:
+        level = engine.resign_offer(pos, state)
+        if level:
+            session.last_resign = line
+            return _RESIGN_WORDS[level]
+    session.last_resign = None
+    if question == "double_or_roll":
+        return engine.cube_action(pos, state)
+    play = engine.choose_play(pos, fb.dice)
+    return "" if play is None else play.notation
+
+
+def _evaluation(engine: Engine, fb: FibsBoard, state: MatchState, opts: _Options) -> str:
+    pos = fb.position
+    ply = engine.ply if opts.plies is None else opts.plies
+    p = engine.probabilities(pos, ply)
+    eq = engine.equity(pos, state, ply, cubeful=opts.cubeful)
+    return " ".join(f"{x:f}" for x in (*p, eq))
+
+
+def _debug_lines(fb: FibsBoard, state: MatchState, rules: Rules, opts: _Options) -> list[str]:
+    pos = fb.position
+    lines = [
+        f"DBG: question {fb.question}, dialect {fb.dialect}, names {fb.names!r}",
+        f"DBG: Position ID {pos.id()}, Match ID {state.match_id()}",
+        f"DBG: score {fb.score[0]}-{fb.score[1]}/{fb.match_length}, cube {fb.cube_value} "
+        f"({fb.cube_owner}), dice {fb.dice[0]}{fb.dice[1]}, crawford {int(fb.crawford_game)}",
+        f"DBG: jacoby {int(rules.jacoby)}, beavers {int(rules.beavers)}, "
+        f"resignation {opts.resignation}",
+    ]
+    return [ln[:MAX_REPLY] for ln in lines]
