@@ -358,6 +358,7 @@ MALFORMED = [
     _set(FIBS_HIT, 47, "0"),  # bar field disagrees with the board
     _set(FIBS_HIT, 51, "1"),  # post-Crawford at 0-0
     _set(WATCHER, 40, "1"),  # player 2 cannot be doubled
+    _set(WATCHER, 1, "Some\x01Bot"),  # a control character in a name
 ]
 VALID_EDITS = [_set(PROBE, 37, "2"), _set(FIBS_TAKE, 37, "2"), _set(PROBE, 35, "4")]
 

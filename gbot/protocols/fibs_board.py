@@ -41,6 +41,7 @@ MAX_CUBE = 2**15
 
 _N_INTS = 50
 _NUMBER = re.compile(r"-?[1-9][0-9]{0,5}\Z|0\Z")
+_NAME = re.compile(r"[^\x00-\x1f\x7f:]*\Z")
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,9 @@ def _split(line: str) -> tuple[str, str, list[int]]:
         raise FibsBoardError(
             f"a board line has 2 names and {_N_INTS} numbers, got {len(parts)} fields: {line!r}"
         )
+    for name in parts[:2]:
+        if not _NAME.match(name):
+            raise FibsBoardError(f"a name holds control characters ({name!r}): {line!r}")
     for i, tok in enumerate(parts[2:]):
         if not _NUMBER.match(tok):
             raise FibsBoardError(f"field {i + 3} is not a plain integer ({tok!r}): {line!r}")
@@ -470,9 +474,9 @@ def format_fibs_board(board: FibsBoard, dialect: Dialect | None = None) -> str:
         if target == "fibs" and board.double_pending:
             want = replace(want, me_player1=True)
     if len(want.names) != 2 or any(
-        not isinstance(nm, str) or any(ch in nm for ch in ":\n\r\x00") for nm in want.names
+        not isinstance(nm, str) or not _NAME.match(nm) for nm in want.names
     ):
-        raise FibsBoardError(f"names must be two strings without ':' or line breaks: {board!r}")
+        raise FibsBoardError(f"names must be two strings without ':' or controls: {board!r}")
     bad = _check_common(want)
     if bad is not None:
         raise FibsBoardError(f"cannot write a board line ({bad}): {board!r}")
