@@ -152,6 +152,7 @@ def _save(t: BearoffTables, path: Path) -> None:
             # only the first 16 gammon columns can be non-zero (at most 10 rolls are needed)
             np.savez_compressed(fh, version=np.int64(VERSION), rolls=t.rolls,
                                 gammon=t.gammon[:, :16], two_sided=t.two_sided)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
