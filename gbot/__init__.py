@@ -19,3 +19,4 @@ from gbot.protocols.fibs_board import (  # noqa: E402, F401
     parse_fibs_board,
 )
 from gbot.xgid import format_xgid, parse_xgid  # noqa: E402, F401
+from gbot.eval.evaluator import Evaluator  # noqa: E402, F401

@@ -53,3 +53,7 @@ class MatchEquityError(GbotError, ValueError):
 
 class CubeError(GbotError, ValueError):
     """Cube-decision input that makes no sense (probabilities, cube value, owner, match score)."""
+
+
+class EvaluatorError(GbotError, ValueError):
+    """Arguments the evaluator cannot search with (ply, move filters, weights source)."""

@@ -1,0 +1,312 @@
+"""The :class:`Evaluator`: cubeless probabilities, money equity, hints and best plays by search.
+
+Probabilities are always those of the side to move, cubeless and cumulative, gnubg-style:
+``(win, win_g, win_bg, lose_g, lose_bg)``; the cubeless money equity is
+``2 win - 1 + win_g - lose_g + win_bg - lose_bg``.
+
+Search depth ("ply"), gnubg's convention:
+
+* 0-ply value of a position (side to move about to roll): the networks' estimate, or the exact
+  result when the game has ended.
+* n-ply value: over the 21 rolls, weighted 1/36 (doubles) or 2/36, the side to move picks its
+  play by 0-ply, and the (n-1)-ply value of the result (the opponent then to move) is seen from
+  the mover's side. A roll with no legal play passes the turn unchanged.
+* n-ply equity of a play: the n-ply value of its result, the opponent to move, seen by the
+  mover. So a 0-ply hint scores each result with one network call, a 1-ply hint averages the
+  opponent's 21 best replies, a 2-ply hint looks one turn further.
+
+Move filtering at the root (gnubg-style candidate pruning): every play is scored at 0-ply;
+before each deeper stage the survivors are cut by a :class:`MoveFilter` (at most ``keep``
+plays, each within ``window`` equity of the best so far). :data:`DEFAULT_FILTERS` keeps up to
+8 plays within 0.16 after 0-ply and up to 3 within 0.06 after 1-ply, so a 2-ply decision
+searches at most 3 candidates 2 plies deep. Inner levels pick by 0-ply, as gnubg does.
+
+Every network call is one batch over all candidates and rolls of a level. Nothing is cached
+between calls. An :class:`Evaluator` may be shared by threads: scratch space is per thread and
+the networks are loaded once under a lock (their ``evaluate`` must be thread-safe itself).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core import expand as _ex
+from gbot.core import movegen as _mg
+from gbot.core.board import Board, flip_py
+from gbot.errors import EvaluatorError
+from gbot.position import Dice, Play, Position, _check_dice
+
+Probabilities = tuple[float, float, float, float, float]
+"""``(win, win_g, win_bg, lose_g, lose_bg)`` of the side to move."""
+
+EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+_INVERT = np.array([0, 3, 4, 1, 2])
+
+
+class BoardEvaluator(Protocol):
+    """What the search needs from the networks: probabilities for a batch of boards."""
+
+    def evaluate(self, boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+        """``float32[n, 5]`` for ``int8[n, 26]`` boards (side to move; games not over)."""
+        ...
+
+
+@dataclass(frozen=True)
+class MoveFilter:
+    """Candidates that survive a search stage: at most ``keep``, each within ``window`` equity
+    of the best (the best always survives)."""
+
+    keep: int
+    window: float
+
+    def __post_init__(self) -> None:
+        if self.keep < 1 or not self.window >= 0.0:
+            raise EvaluatorError(f"a move filter keeps >= 1 play within a window >= 0: {self!r}")
+
+
+DEFAULT_FILTERS: tuple[MoveFilter, ...] = (MoveFilter(8, 0.16), MoveFilter(3, 0.06))
+"""Stage ``j`` cuts the candidates after their ``j``-ply scores; the last one repeats."""
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One ranked play: its equity and probabilities for the mover, and the ply they come from
+    (lower than asked when the play was filtered out early)."""
+
+    play: Play
+    equity: float
+    probabilities: Probabilities
+    ply: int
+
+    def __str__(self) -> str:
+        return f"{self.play.notation or '(no move)'} {self.equity:+.3f} ({self.ply}-ply)"
+
+
+class _Scratch:
+    """Per-thread buffers for the move generator and the root expansion."""
+
+    def __init__(self) -> None:
+        self.ws = _mg.Workspace()
+        self.children = np.empty((_mg.CAPACITY, 26), dtype=np.int8)
+        self.steps = np.empty((_mg.CAPACITY, 2 * _mg.MAX_STEPS), dtype=np.int8)
+
+
+def _as_tuple(p: npt.NDArray[np.float64]) -> Probabilities:
+    return (float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4]))
+
+
+def invert(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Probability rows ``[n, 5]`` seen by the other side."""
+    out = probs[:, _INVERT]
+    out[:, 0] = 1.0 - probs[:, 0]
+    return out
+
+
+def equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Cubeless money equity of each probability row ``[n, 5]``."""
+    return probs @ EQUITY_WEIGHTS - 1.0  # type: ignore[no-any-return]
+
+
+class Evaluator:
+    """Position evaluation and play choice with the shipped networks (or ``path``'s).
+
+    ``networks`` replaces the networks with any :class:`BoardEvaluator` (tests, experiments);
+    ``caucasian`` selects the Caucasian move rule; ``filters`` the root move filters.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *,
+                 networks: BoardEvaluator | None = None, caucasian: bool = False,
+                 filters: Sequence[MoveFilter] = DEFAULT_FILTERS) -> None:
+        if path is not None and networks is not None:
+            raise EvaluatorError(f"give weights {path!r} or networks, not both")
+        if not filters:
+            raise EvaluatorError(f"at least one move filter is needed, got {filters!r}")
+        self._path = path
+        self._networks = networks
+        self.caucasian = bool(caucasian)
+        self.filters = tuple(filters)
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def __repr__(self) -> str:
+        src = repr(os.fspath(self._path)) if self._path is not None else ""
+        return f"Evaluator({src})"
+
+    # --- plumbing --------------------------------------------------------------------------
+    @property
+    def networks(self) -> BoardEvaluator:
+        """The networks in use (the shipped ones are loaded on first use)."""
+        nets = self._networks
+        if nets is None:
+            with self._lock:
+                if self._networks is None:
+                    from gbot.eval.net import Networks
+                    self._networks = (Networks.default() if self._path is None
+                                      else Networks.load(self._path))
+                nets = self._networks
+        return nets
+
+    def _scratch(self) -> _Scratch:
+        s: _Scratch | None = getattr(self._local, "scratch", None)
+        if s is None:
+            s = _Scratch()
+            self._local.scratch = s
+        return s
+
+    def warm(self) -> None:
+        """Load the networks and compile (or load from cache) every kernel the search uses."""
+        pos = Position.initial()
+        self.hint(pos, (3, 1), ply=1, n=1)
+        self.probabilities(pos.swapped(), ply=1)
+
+    @staticmethod
+    def _check_ply(ply: int) -> int:
+        if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
+            raise EvaluatorError(f"ply must be an integer >= 0, got {ply!r}")
+        return int(ply)
+
+    # --- batched values --------------------------------------------------------------------
+    def _static(self, boards: Board) -> npt.NDArray[np.float64]:
+        """0-ply probabilities of boards ``[n, 26]``: exact for ended games, else the nets."""
+        n = boards.shape[0]
+        probs = np.empty((n, 5), dtype=np.float64)
+        over = np.empty(n, dtype=np.bool_)
+        n_over = _ex.over_batch(boards, probs, over)
+        if n_over == 0:
+            probs[:] = self.networks.evaluate(boards)
+        elif n_over < n:
+            live = ~over
+            probs[live] = self.networks.evaluate(np.ascontiguousarray(boards[live]))
+        return probs
+
+    def _expand(self, boards: Board, ws: _mg.Workspace
+                ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+        m = boards.shape[0]
+        offsets = np.empty(m * _ex.N_ROLLS + 1, dtype=np.int64)
+        size = m * _ex.N_ROLLS * 24 + 64
+        while True:
+            children = np.empty((size, 26), dtype=np.int8)
+            total = _ex.expand_rolls(boards, _ex.ROLLS, self.caucasian, children, offsets,
+                                     ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path,
+                                     ws.marks, _mg.HASH_KEYS)
+            if total >= 0:
+                return children[:total], offsets
+            size *= 4
+
+    def _values(self, boards: Board, ply: int, ws: _mg.Workspace) -> npt.NDArray[np.float64]:
+        """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll)."""
+        if ply == 0:
+            return self._static(boards)
+        n = boards.shape[0]
+        out = np.empty((n, 5), dtype=np.float64)
+        over = np.empty(n, dtype=np.bool_)
+        n_over = _ex.over_batch(boards, out, over)
+        if n_over == n:
+            return out
+        live = boards if n_over == 0 else np.ascontiguousarray(boards[~over])
+        children, offsets = self._expand(live, ws)
+        child_probs = self._static(children)
+        chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
+        _ex.pick_best(child_probs, offsets, chosen)
+        if ply == 1:
+            picked = child_probs[chosen]
+        else:
+            picked = self._values(np.ascontiguousarray(children[chosen]), ply - 1, ws)
+        res = np.empty((live.shape[0], 5), dtype=np.float64)
+        _ex.average_over_rolls(picked, _ex.ROLL_WEIGHTS, res)
+        if n_over == 0:
+            return res
+        out[~over] = res
+        return out
+
+    def evaluate(self, boards: npt.ArrayLike, ply: int = 0) -> npt.NDArray[np.float64]:
+        """Probabilities ``float64[n, 5]`` of boards ``int8[n, 26]`` (side to move in each,
+        about to roll) at ``ply``."""
+        ply = self._check_ply(ply)
+        arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+        return self._values(arr, ply, self._scratch().ws)
+
+    # --- one position ----------------------------------------------------------------------
+    def probabilities(self, pos: Position, ply: int = 0) -> Probabilities:
+        """Cubeless ``(win, win_g, win_bg, lose_g, lose_bg)`` for the side on roll of ``pos``."""
+        ply = self._check_ply(ply)
+        board = np.array(pos.board, dtype=np.int8).reshape(1, 26)
+        return _as_tuple(self._values(board, ply, self._scratch().ws)[0])
+
+    def equity(self, pos: Position, ply: int = 0) -> float:
+        """Cubeless money equity for the side on roll of ``pos``."""
+        p = self.probabilities(pos, ply)
+        return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+
+    # --- plays -----------------------------------------------------------------------------
+    def _rank(self, pos: Position, dice: Dice, ply: int, full: bool
+              ) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float64],
+                         npt.NDArray[np.float64], npt.NDArray[np.int64], _Scratch]:
+        """Score the plays of ``dice``: ``(count, order best first, mover probabilities,
+        equities, plies, scratch)``. Without ``full`` a stage with one survivor ends the
+        search (its figures are then shallower than ``ply``)."""
+        s = self._scratch()
+        ws = s.ws
+        board = np.array(pos.board, dtype=np.int8)
+        n = _ex.expand_roll(board, dice[0], dice[1], self.caucasian, s.children, s.steps,
+                            ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+                            _mg.HASH_KEYS)
+        if n < 0 or ws.state[2]:
+            raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {dice!r}")
+        plies = np.zeros(n, dtype=np.int64)
+        if n == 0 or (n == 1 and not full):
+            empty = np.zeros((n, 5), dtype=np.float64)
+            return n, np.arange(n), empty, np.zeros(n), plies, s
+        children = s.children[:n]
+        probs = invert(self._static(children))
+        eqs = equities(probs)
+        alive = np.arange(n)
+        for stage in range(ply):
+            f = self.filters[min(stage, len(self.filters) - 1)]
+            order = alive[np.argsort(-eqs[alive], kind="stable")]
+            keep = order[eqs[order] >= eqs[order[0]] - f.window][:f.keep]
+            if keep.shape[0] == 1 and not full:
+                break
+            deeper = invert(self._values(np.ascontiguousarray(children[keep]), stage + 1, ws))
+            probs[keep] = deeper
+            eqs[keep] = equities(deeper)
+            plies[keep] = stage + 1
+            alive = keep
+        order = np.lexsort((-eqs, -plies))
+        return n, order, probs, eqs, plies, s
+
+    def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
+        st = s.steps[i]
+        seq = tuple((int(st[2 * k]), int(st[2 * k + 1])) for k in range(_mg.MAX_STEPS)
+                    if st[2 * k])
+        return Play(pos, dice, seq, Position._trusted(flip_py(s.children[i])))
+
+    def hint(self, pos: Position, dice: Sequence[int], ply: int = 0,
+             n: int | None = 5) -> list[Hint]:
+        """The ``n`` best plays of ``dice`` (all when ``n`` is None), best first.
+
+        Plays searched to ``ply`` come first, by equity; those the move filters dropped
+        follow with their shallower figures. Empty when no play is legal."""
+        d = _check_dice(dice)
+        ply = self._check_ply(ply)
+        count, order, probs, eqs, plies, s = self._rank(pos, d, ply, full=True)
+        if n is not None:
+            order = order[:max(int(n), 0)]
+        return [Hint(self._play(pos, d, s, int(i)), float(eqs[i]), _as_tuple(probs[i]),
+                     int(plies[i])) for i in order]
+
+    def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Play | None:
+        """The play this evaluator makes with ``dice`` at ``ply`` (None when none is legal)."""
+        d = _check_dice(dice)
+        ply = self._check_ply(ply)
+        count, order, _, _, _, s = self._rank(pos, d, ply, full=False)
+        if count == 0:
+            return None
+        return self._play(pos, d, s, int(order[0]))
