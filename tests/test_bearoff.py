@@ -198,6 +198,8 @@ def test_is_bearoff() -> None:
     b = _board(ace, ace)
     b[18] = -1
     assert not B.is_bearoff(b)
+    boards = np.array([_board(ace, ace), b, np.zeros(26, dtype=np.int8)])
+    assert B.bearoff_mask(boards).tolist() == [True, False, True]
     with pytest.raises(BoardError, match="not a bear-off"):
         B.bearoff_probabilities(b)
     with pytest.raises(BoardError, match="shape"):

@@ -41,6 +41,7 @@ from gbot.errors import BoardError
 __all__ = [
     "VERSION",
     "BearoffTables",
+    "bearoff_mask",
     "bearoff_probabilities",
     "build_tables",
     "cache_dir",
@@ -61,6 +62,9 @@ VERSION = 1
 N_POSITIONS = _k.N_POSITIONS
 N_SMALL = _k.N_SMALL
 MAX_ROLLS = _k.MAX_ROLLS
+
+_GAMMON_COLUMNS = 16
+"""Gammon columns kept in the cache file: a first checker never needs more than 10 rolls."""
 
 _log = logging.getLogger(__name__)
 _LOCK = threading.Lock()
@@ -118,6 +122,8 @@ def build_tables(progress: Progress | None = None) -> BearoffTables:
             raise RuntimeError(f"bear-off rank {bad} needs more than {MAX_ROLLS - 1} rolls")
         say(f"bear-off one-sided table: {hi}/{N_POSITIONS} positions "
             f"({time.perf_counter() - t0:.1f} s)")
+    if gdist[:, _GAMMON_COLUMNS:].any():
+        raise RuntimeError(f"a first checker needs more than {_GAMMON_COLUMNS - 1} rolls")
     size = N_SMALL * len(_k.ROLLS) * 16
     while True:
         succ = np.empty(size, dtype=np.int32)
@@ -149,9 +155,8 @@ def _save(t: BearoffTables, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".bearoff-", suffix=".npz", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            # only the first 16 gammon columns can be non-zero (at most 10 rolls are needed)
             np.savez_compressed(fh, version=np.int64(VERSION), rolls=t.rolls,
-                                gammon=t.gammon[:, :16], two_sided=t.two_sided)
+                                gammon=t.gammon[:, :_GAMMON_COLUMNS], two_sided=t.two_sided)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -224,6 +229,17 @@ def is_bearoff(b: npt.ArrayLike) -> bool:
     return bool(_k.is_bearoff(_as_board(b)))
 
 
+def bearoff_mask(boards: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """:func:`is_bearoff` for each row of int8[n, 26] boards (vectorised)."""
+    b = np.asarray(boards)
+    if b.ndim != 2 or b.shape[1] != 26:
+        raise BoardError(f"expected boards of shape (n, 26), got {b.shape!r}")
+    mask: npt.NDArray[np.bool_] = (
+        (b[:, 0] == 0) & (b[:, 25] == 0) & (b[:, 7:19] == 0).all(axis=1)
+        & (b[:, 1:7] >= 0).all(axis=1) & (b[:, 19:25] <= 0).all(axis=1))
+    return mask
+
+
 def side_rank(side: npt.ArrayLike) -> int:
     """Table rank of one side: a board (the side to move's checkers, all on points 1..6 or
     off) or six counts for points 1..6."""
@@ -271,8 +287,7 @@ def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
     if arr.ndim != 2 or arr.shape[1] != 26:
         raise BoardError(f"expected boards of shape (n, 26), got {arr.shape!r}")
     b = np.ascontiguousarray(arr, dtype=np.int8)
-    ok = ((b[:, 0] == 0) & (b[:, 25] == 0) & (b[:, 7:19] == 0).all(axis=1)
-          & (b[:, 1:7] >= 0).all(axis=1) & (b[:, 19:25] <= 0).all(axis=1))
+    ok = bearoff_mask(b)
     if not ok.all():
         raise BoardError(f"not a bear-off position: {b[int(np.argmin(ok))].tolist()!r}")
     mine = np.clip(b[:, 1:7].astype(np.int64), 0, None).sum(axis=1)
