@@ -108,7 +108,10 @@ def _check(f: MatchIdFields) -> None:
         raise bad("a money session has no Crawford game")
     if f.doubled and f.resigned:
         raise bad("a double and a resignation cannot both be pending")
-    if f.doubled and (f.dice != (0, 0) or f.turn == f.dice_owner):
+    # a beaver hands the decision back to the doubler; gnubg 1.07 then marks the doubled
+    # side as cube owner (it writes e.g. EREAAAAAAAAE)
+    beaver = f.cube > 1 and f.cube_owner == 1 - f.dice_owner
+    if f.doubled and (f.dice != (0, 0) or (f.turn == f.dice_owner and not beaver)):
         raise bad("a pending double needs unrolled dice and the other player to decide")
     if f.game_state == 1 and f.match_length and max(f.score) >= f.match_length:
         raise bad("a game in play in a match someone has already won")
