@@ -93,6 +93,19 @@ def _undo(b: Board, src: int, die: int, hit: int) -> None:
 
 
 @jit
+def _moved_hash(b: Board, h: int, src: int, die: int, keys: npt.NDArray[np.int64]) -> int:
+    """Hash after moving one checker ``die`` pips from ``src`` (board not yet changed)."""
+    dest = src - die
+    h ^= keys[src, b[src] + 16] ^ keys[src, b[src] + 15]
+    if dest >= 1:
+        if b[dest] == -1:
+            h ^= keys[dest, 15] ^ keys[dest, 17] ^ keys[0, b[0] + 16] ^ keys[0, b[0] + 15]
+        else:
+            h ^= keys[dest, b[dest] + 16] ^ keys[dest, b[dest] + 17]
+    return h
+
+
+@jit
 def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
     h = 0
     for i in range(26):
@@ -101,10 +114,10 @@ def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
 
 
 @jit
-def _record(b: Board, score: int, depth: int, path: npt.NDArray[np.int8],
+def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8],
             out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
             table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-            state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+            state: npt.NDArray[np.int64]) -> None:
     if score < state[1]:
         return
     if score > state[1]:
@@ -115,7 +128,6 @@ def _record(b: Board, score: int, depth: int, path: npt.NDArray[np.int8],
                 slot = (slot + 1) & (TABLE_SIZE - 1)
         state[0] = 0
         state[1] = score
-    h = _hash(b, keys)
     slot = h & (TABLE_SIZE - 1)
     while table[slot] != 0:
         j = table[slot] - 1
@@ -141,14 +153,14 @@ def _record(b: Board, score: int, depth: int, path: npt.NDArray[np.int8],
 
 
 @jit
-def _step_options(b: Board, src: int, die: int, marks: npt.NDArray[np.int8],
+def _step_options(b: Board, src: int, die: int, high: int, marks: npt.NDArray[np.int8],
                   caucasian: bool) -> int:
-    """Bit set of ways a checker on ``src`` may move ``die``: 1 = an unmarked checker,
-    2 = a marked (hitting) checker under the Caucasian rule; 0 = not possible."""
-    if b[25] > 0:
-        if src != 25 or b[25 - die] < -1:
+    """Bit set of ways a checker on ``src`` may move ``die`` (the bar rule is the caller's):
+    1 = an unmarked checker, 2 = a marked (hitting) checker under the Caucasian rule."""
+    if src == 25:
+        if b[25] <= 0 or b[25 - die] < -1:
             return 0
-    elif not _can_step(b, src, die, _highest(b)):
+    elif not _can_step(b, src, die, high):
         return 0
     if not caucasian or marks[src] == 0:
         return 1
@@ -166,37 +178,62 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
             caucasian: bool, marks: npt.NDArray[np.int8], path: npt.NDArray[np.int8],
             out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
             table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-            state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+            state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64],
+            scratch: npt.NDArray[np.int64], second_order: bool) -> None:
     """Depth-first search over the dice in the order given, recording every end position.
 
     ``canonical`` (doubles without the Caucasian rule) keeps sources non-increasing: every
-    play has such an ordering, so nothing is lost and transpositions are cut early."""
-    next_src = np.zeros(5, dtype=np.int64)
-    next_kind = np.zeros(5, dtype=np.int64)
-    moved = np.zeros(5, dtype=np.bool_)
-    done_src = np.zeros(5, dtype=np.int64)
-    done_kind = np.zeros(5, dtype=np.int64)
-    done_hit = np.zeros(5, dtype=np.int64)
+    play has such an ordering, so nothing is lost and transpositions are cut early.
+    ``second_order`` (the second die order of a non-double, no Caucasian rule, nobody of the
+    mover on the bar) skips two-checker plays that land on the board: the first order has
+    already reached them, since with no bar and no bearing off, order cannot matter.
+    ``scratch`` is int64[8, 5] of per-depth bookkeeping."""
+    next_src = scratch[0]
+    next_kind = scratch[1]
+    moved = scratch[2]
+    done_src = scratch[3]
+    done_kind = scratch[4]
+    done_hit = scratch[5]
+    high_at = scratch[6]
     depth = 0
     next_src[0] = 25
     next_kind[0] = 1
+    moved[0] = 0
+    high_at[0] = _highest(b)
+    hash_at = scratch[7]
+    hash_at[0] = _hash(b, keys)
     while True:
         found = False
         if depth < ndice:
             die = dice[depth]
+            high = high_at[depth]
             src = next_src[depth]
             kind = next_kind[depth]
-            while src >= 1:
-                opts = _step_options(b, src, die, marks, caucasian)
-                while kind <= 2 and not opts & kind:
-                    kind += 1
-                if kind <= 2:
-                    found = True
-                    break
+            if b[25] > 0:
+                lowest = 25
+            else:
+                lowest = 1
+                if src > high:
+                    src = high
+                    kind = 1
+            while src >= lowest:
+                if second_order and depth == 1 and src != done_src[0] - dice[0] \
+                        and done_src[0] - dice[0] >= 1 and src - die >= 1:
+                    src -= 1
+                    kind = 1
+                    continue
+                if b[src] > 0:
+                    opts = _step_options(b, src, die, high, marks, caucasian)
+                    while kind <= 2 and not opts & kind:
+                        kind += 1
+                    if kind <= 2:
+                        found = True
+                        break
                 src -= 1
                 kind = 1
             if found:
                 dest = src - die
+                hash_at[depth + 1] = _moved_hash(b, hash_at[depth], src, die, keys)
                 hit = _apply(b, src, die)
                 if caucasian:
                     if kind == 2:
@@ -212,17 +249,18 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
                 done_hit[depth] = hit
                 next_src[depth] = src
                 next_kind[depth] = kind + 1
-                moved[depth] = True
+                moved[depth] = 1
                 depth += 1
                 next_src[depth] = src if canonical else 25
                 next_kind[depth] = 1
-                moved[depth] = False
+                moved[depth] = 0
+                high_at[depth] = _highest(b)
                 continue
-        if not moved[depth] and depth > 0:
+        if moved[depth] == 0 and depth > 0:
             score = 2 * depth
             if ndice == 2 and depth == 1 and dice[0] > dice[1]:
                 score += 1
-            _record(b, score, depth, path, out, steps, table, hashes, state, keys)
+            _record(b, hash_at[depth], score, depth, path, out, steps, table, hashes, state)
         if depth == 0:
             return
         depth -= 1
@@ -257,19 +295,21 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     for i in range(26):
         marks[i] = 0
     dice = np.empty(4, dtype=np.int64)
+    scratch = np.empty((8, 5), dtype=np.int64)
     if d1 == d2:
         dice[:] = d1
         _search(b, dice, 4, not caucasian, caucasian, marks, path, out, steps, table, hashes,
-                state, keys)
+                state, keys, scratch, False)
     else:
         dice[0] = max(d1, d2)
         dice[1] = min(d1, d2)
         _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
-                keys)
+                keys, scratch, False)
         dice[0] = min(d1, d2)
         dice[1] = max(d1, d2)
+        prune = not caucasian and b[25] == 0
         _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
-                keys)
+                keys, scratch, prune)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
