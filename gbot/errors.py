@@ -57,3 +57,7 @@ class CubeError(GbotError, ValueError):
 
 class EvaluatorError(GbotError, ValueError):
     """Arguments the evaluator cannot search with (ply, move filters, weights source)."""
+
+
+class WeightsError(GbotError, ValueError):
+    """A network weights file (or array set) that cannot be loaded or has the wrong shapes."""
