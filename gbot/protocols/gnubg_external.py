@@ -281,7 +281,10 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, state: MatchState,
     question = fb.question
     if question == "take_or_drop":
         session.last_resign = None
-        return engine.respond_double(pos, state)
+        answer = engine.respond_double(pos, state)
+        if answer == "beaver" and not _beaver_allowed(state):
+            return "take"
+        return answer if answer in ("take", "drop", "beaver") else "take"
     if session.last_resign != line:
         level = engine.resign_offer(pos, state)
         if level:
@@ -289,9 +292,17 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, state: MatchState,
             return _RESIGN_WORDS[level]
     session.last_resign = None
     if question == "double_or_roll":
-        return engine.cube_action(pos, state)
+        action = engine.cube_action(pos, state)
+        return "double" if action == "double" and state.may_double(state.player_to_act) else "roll"
     play = engine.choose_play(pos, fb.dice)
     return "" if play is None else play.notation
+
+
+def _beaver_allowed(state: MatchState) -> bool:
+    """Money play with beavers on and room on the cube for the redouble."""
+    r = state.rules
+    return (state.match_length == 0 and r.beavers and r.cube_enabled
+            and state.cube_value * 4 <= r.max_cube)
 
 
 def _evaluation(engine: Engine, fb: FibsBoard, state: MatchState, opts: _Options) -> str:
