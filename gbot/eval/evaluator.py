@@ -190,7 +190,7 @@ class Evaluator:
                 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
         m = boards.shape[0]
         offsets = np.empty(m * _ex.N_ROLLS + 1, dtype=np.int64)
-        size = m * _ex.N_ROLLS * 24 + 64
+        size = m * _ex.N_ROLLS * 48 + 64
         while True:
             children = np.empty((size, 26), dtype=np.int8)
             total = _ex.expand_rolls(boards, _ex.ROLLS, self.caucasian, children, offsets,
