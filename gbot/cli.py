@@ -77,5 +77,10 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
     sys.exit(code)
 
 
+from gbot.cli_tools import COMMANDS as _TOOLS  # noqa: E402
+
+for _cmd in _TOOLS:
+    main.add_command(_cmd)
+
 if __name__ == "__main__":
     main()
