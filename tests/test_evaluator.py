@@ -17,7 +17,8 @@ import pytest
 from gbot import Position
 from gbot.core import expand
 from gbot.core.board import flip_py
-from gbot.errors import EvaluatorError
+from gbot.errors import EvaluatorError, WeightsError
+from gbot.eval.bearoff import bearoff_probabilities, is_bearoff
 from gbot.eval.evaluator import Evaluator, MoveFilter
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -88,6 +89,8 @@ def naive(net: TinyNet, pos: Position, ply: int) -> npt.NDArray[np.float64]:
     if exact is not None:
         return exact
     if ply == 0:
+        if is_bearoff(pos.board):
+            return bearoff_probabilities(pos.board)[0].astype(np.float64)
         return np.asarray(net.evaluate(np.array([pos.board]))[0], dtype=np.float64)
     total = np.zeros(5)
     for d1, d2 in ROLLS:
@@ -155,6 +158,19 @@ def test_bearing_off_the_last_checker_scores_exactly(ev: Evaluator, opp: dict[in
     after = hints[0].play.position.swapped()
     assert ev.probabilities(after) == (0.0, 0.0, 0.0, float(want[1]), float(want[2]))
     assert ev.equity(after, ply=2) == -hints[0].equity
+
+
+@pytest.mark.parametrize("pid", BEAROFF)
+def test_bearoff_positions_use_the_exact_tables(pid: str) -> None:
+    net = TinyNet()
+    pos = Position.from_id(pid)
+    assert is_bearoff(pos.board)
+    got = Evaluator(networks=net).probabilities(pos)
+    assert net.calls == 0
+    assert got == tuple(float(x) for x in bearoff_probabilities(pos.board)[0])
+    plain = Evaluator(networks=net, exact_bearoff=False).probabilities(pos)
+    assert net.calls == 1
+    assert plain == tuple(float(x) for x in net.evaluate(np.array([pos.board]))[0])
 
 
 def test_over_positions_are_never_sent_to_the_net(ev: Evaluator) -> None:
@@ -334,7 +350,7 @@ def test_n_ply_with_gnubg_net_matches_gnubg(pid: str, ply: int) -> None:
     """Our search over gnubg's own 0-ply evaluations reproduces gnubg-nn's n-ply evaluation
     (same rolls, weights, 0-ply reply choice and orientation) to float32 precision."""
     net = GnubgNet()
-    ev = Evaluator(networks=net)
+    ev = Evaluator(networks=net, exact_bearoff=False)
     pos = Position.from_id(pid)
     me, opp = pos.to_gnubg()
     want = net.g.probabilities([opp, me], ply)
@@ -346,7 +362,7 @@ def test_n_ply_with_gnubg_net_matches_gnubg(pid: str, ply: int) -> None:
 @pytest.mark.oracle
 def test_zero_ply_best_play_with_gnubg_net_matches_gnubg() -> None:
     net = GnubgNet()
-    ev = Evaluator(networks=net)
+    ev = Evaluator(networks=net, exact_bearoff=False)
     agree = total = 0
     for pid in ALL:
         pos = Position.from_id(pid)
@@ -369,7 +385,7 @@ def _shipped() -> Evaluator:
     net = pytest.importorskip("gbot.eval.net")
     try:
         return Evaluator(networks=net.Networks.default())
-    except (OSError, FileNotFoundError) as exc:  # weights not built yet
+    except (OSError, WeightsError) as exc:  # weights not trained yet
         pytest.skip(f"shipped weights unavailable: {exc}")
 
 

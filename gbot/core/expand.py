@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
+from gbot.core.bearoff import is_bearoff
 from gbot.core.board import N_CHECKERS, Board
 from gbot.core.movegen import generate
 
@@ -89,6 +90,33 @@ def over_batch(boards: npt.NDArray[np.int8], probs: Probs, over: npt.NDArray[np.
         if over[i]:
             n += 1
     return n
+
+
+NET = 0
+"""Static kind: evaluated by the networks."""
+OVER = 1
+"""Static kind: the game has ended (exact result written)."""
+BEAROFF = 2
+"""Static kind: every checker home or off (the exact bear-off tables apply)."""
+
+
+@jit
+def static_kinds(boards: npt.NDArray[np.int8], bearoff: bool, probs: Probs,
+                 kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64]) -> None:
+    """Sort boards for 0-ply evaluation: ``kinds[i]`` is :data:`NET`, :data:`OVER` (exact
+    result written to ``probs[i]``) or, when ``bearoff``, :data:`BEAROFF`; ``counts`` gets
+    how many are OVER and BEAROFF."""
+    counts[0] = 0
+    counts[1] = 0
+    for i in range(boards.shape[0]):
+        if over_probabilities(boards[i], probs[i]):
+            kinds[i] = OVER
+            counts[0] += 1
+        elif bearoff and is_bearoff(boards[i]):
+            kinds[i] = BEAROFF
+            counts[1] += 1
+        else:
+            kinds[i] = NET
 
 
 @jit

@@ -6,8 +6,9 @@ Probabilities are always those of the side to move, cubeless and cumulative, gnu
 
 Search depth ("ply"), gnubg's convention:
 
-* 0-ply value of a position (side to move about to roll): the networks' estimate, or the exact
-  result when the game has ended.
+* 0-ply value of a position (side to move about to roll): the exact result when the game has
+  ended, the exact bear-off tables when every checker is home (:mod:`gbot.eval.bearoff`),
+  else the networks' estimate.
 * n-ply value: over the 21 rolls, weighted 1/36 (doubles) or 2/36, the side to move picks its
   play by 0-ply, and the (n-1)-ply value of the result (the opponent then to move) is seen from
   the mover's side. A roll with no legal play passes the turn unchanged.
@@ -98,6 +99,17 @@ class _Scratch:
         self.steps = np.empty((_mg.CAPACITY, 2 * _mg.MAX_STEPS), dtype=np.int8)
 
 
+def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
+    """The exact bear-off tables' probabilities (tables loaded, or built, on first use)."""
+    from gbot.core import bearoff as _bk
+    from gbot.eval.bearoff import tables
+
+    t = tables()
+    out = np.zeros((boards.shape[0], 5), dtype=np.float32)
+    _bk.race_probabilities(boards, t.rolls, t.gammon, t.two_sided, _bk.BINOM, out)
+    return out
+
+
 def _as_tuple(p: npt.NDArray[np.float64]) -> Probabilities:
     return (float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4]))
 
@@ -118,12 +130,15 @@ class Evaluator:
     """Position evaluation and play choice with the shipped networks (or ``path``'s).
 
     ``networks`` replaces the networks with any :class:`BoardEvaluator` (tests, experiments);
-    ``caucasian`` selects the Caucasian move rule; ``filters`` the root move filters.
+    ``caucasian`` selects the Caucasian move rule; ``filters`` the root move filters;
+    ``exact_bearoff`` (default) scores positions with every checker home from the exact
+    bear-off tables of :mod:`gbot.eval.bearoff` instead of the networks.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  networks: BoardEvaluator | None = None, caucasian: bool = False,
-                 filters: Sequence[MoveFilter] = DEFAULT_FILTERS) -> None:
+                 filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
+                 exact_bearoff: bool = True) -> None:
         if path is not None and networks is not None:
             raise EvaluatorError(f"give weights {path!r} or networks, not both")
         if not filters:
@@ -132,6 +147,7 @@ class Evaluator:
         self._networks = networks
         self.caucasian = bool(caucasian)
         self.filters = tuple(filters)
+        self.exact_bearoff = bool(exact_bearoff)
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -149,7 +165,7 @@ class Evaluator:
                 if self._networks is None:
                     from gbot.eval.net import Networks
                     self._networks = (Networks.default() if self._path is None
-                                      else Networks.load(self._path))
+                                      else Networks.load(os.fspath(self._path)))
                 nets = self._networks
         return nets
 
@@ -174,16 +190,23 @@ class Evaluator:
 
     # --- batched values --------------------------------------------------------------------
     def _static(self, boards: Board) -> npt.NDArray[np.float64]:
-        """0-ply probabilities of boards ``[n, 26]``: exact for ended games, else the nets."""
+        """0-ply probabilities of boards ``[n, 26]``: exact for ended games and (with
+        ``exact_bearoff``) bear-offs, else the networks."""
         n = boards.shape[0]
         probs = np.empty((n, 5), dtype=np.float64)
-        over = np.empty(n, dtype=np.bool_)
-        n_over = _ex.over_batch(boards, probs, over)
-        if n_over == 0:
+        kinds = np.empty(n, dtype=np.int8)
+        counts = np.empty(2, dtype=np.int64)
+        _ex.static_kinds(boards, self.exact_bearoff, probs, kinds, counts)
+        n_over, n_bear = int(counts[0]), int(counts[1])
+        if n_over + n_bear == 0:
             probs[:] = self.networks.evaluate(boards)
-        elif n_over < n:
-            live = ~over
-            probs[live] = self.networks.evaluate(np.ascontiguousarray(boards[live]))
+            return probs
+        if n_bear:
+            sel = kinds == _ex.BEAROFF
+            probs[sel] = _bearoff(np.ascontiguousarray(boards[sel]))
+        if n_over + n_bear < n:
+            sel = kinds == _ex.NET
+            probs[sel] = self.networks.evaluate(np.ascontiguousarray(boards[sel]))
         return probs
 
     def _expand(self, boards: Board, ws: _mg.Workspace
