@@ -58,10 +58,11 @@ def _entries(game: GameRecord) -> list[tuple[int, str]]:
     """``(player, text)`` of each column entry of ``game`` (without the Wins line)."""
     out: list[tuple[int, str]] = []
     rolled: Action | None = None
+    doubler = -1
     for a in game.actions:
         if a.kind == "roll":
             rolled = a
-        elif a.kind in ("resign", "win") and rolled is not None:
+        elif a.kind == "win" and rolled is not None:
             # rolled, then a resignation ended the game before the play: the bare roll
             out.append((rolled.player, f"{max(rolled.dice)}{min(rolled.dice)}: "))
             rolled = None
@@ -69,11 +70,13 @@ def _entries(game: GameRecord) -> list[tuple[int, str]]:
             rolled = None
             out.append((a.player, _move_text(a)))
         elif a.kind == "double":
+            doubler = a.player
             out.append((a.player, f" Doubles => {a.value}"))
         elif a.kind == "beaver":
             out.append((a.player, f" Beavers => {a.value}"))
         elif a.kind == "take":
-            out.append((a.player, " Takes"))
+            if a.player != doubler:  # the doubler taking a beaver goes unwritten, as in gnubg
+                out.append((a.player, " Takes"))
         elif a.kind == "drop":
             out.append((a.player, " Drops"))
     return out
@@ -97,13 +100,18 @@ def _game_lines(game: GameRecord, names: tuple[str, str]) -> list[str]:
             number += 1
             lines.append(f"{number:3d}) " + row[0].ljust(_WIDTH) + row[1])
             row = []
+    wins = ""
+    if game.winner >= 0 and game.how != GameState.PLAYING:
+        wins = f" Wins {game.points} {'point' if game.points == 1 else 'points'}"
     if row:
         number += 1
+        if wins and game.winner == 1:
+            # gnubg's importer wants the winner's line beside a lone left entry
+            lines.append(f"{number:3d}) " + row[0].ljust(_WIDTH) + wins)
+            return lines
         lines.append(f"{number:3d}) " + row[0])
-    if game.winner >= 0 and game.how != GameState.PLAYING:
-        unit = "point" if game.points == 1 else "points"
-        pad = " " * (_LEFT + (_WIDTH if game.winner == 1 else 0))
-        lines.append(f"{pad} Wins {game.points} {unit}")
+    if wins:
+        lines.append(" " * (_LEFT + (_WIDTH if game.winner == 1 else 0)) + wins)
     return lines
 
 

@@ -106,7 +106,8 @@ def new_match(length: int = 0, rules: Rules | None = None) -> MatchState:
 
 
 def _setup_game(state: MatchState, number: int, opener: int | None) -> MatchState:
-    crawford = (state.match_length > 0 and not state.crawford_done
+    # a 1-point match starts at match point for both: no Crawford game (as in gnubg)
+    crawford = (state.match_length > 1 and not state.crawford_done
                 and state.match_length - 1 in state.score)
     board = tuple(int(x) for x in start_board(state.rules.variation))
     common = dict(cube_value=1, cube_owner=CENTRE, dice=(0, 0), crawford=crawford,

@@ -478,7 +478,7 @@ def _check_states(states: list[MatchState]) -> None:
         if s.crawford:
             assert s.match_length > 0 and not s.double_offered and s.cube_value == 1
             crawford_games.add(s.game_number)
-        if s.match_length and reached_point < 0 and s.match_length - 1 in s.score \
+        if s.match_length > 1 and reached_point < 0 and s.match_length - 1 in s.score \
                 and s.game_state not in OVER:
             reached_point = s.game_number
         if s.final_roll:
