@@ -12,7 +12,8 @@ Two kinds, both through :mod:`tap` (``scripts/tap.py``):
   ``external ADDR`` and the tap records gnubg's replies.
 
 Usage: ``python3 scripts/capture_transcripts.py [--out protocols/transcripts]``. Needs Debian's
-``gnubg``; takes well under a minute. The conformance test replays the files.
+``gnubg``; takes well under a minute. The conformance test replays the files;
+``scripts/bench_server.py`` takes its 1,000 boards from the referee files.
 """
 
 from __future__ import annotations
@@ -143,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         ("referee-match5-seat0.txt", dict(match=5, bot_seat=0, seed=7)),
         ("referee-money-seat1.txt", dict(games=4, bot_seat=1, seed=11, jacoby=True)),
         ("referee-money-seat0.txt", dict(games=4, bot_seat=0, seed=23, beavers=0)),
+        ("referee-match7-seat1.txt", dict(match=7, bot_seat=1, seed=101)),
+        ("referee-match9-seat0.txt", dict(match=9, bot_seat=0, seed=303)),
+        ("referee-money10-seat1.txt", dict(games=10, bot_seat=1, seed=202)),
     ]
     with gnubg_harness.GnubgServer(srv, plies=0):
         for name, opts in sessions:
