@@ -284,3 +284,22 @@ def test_gnubg_imports_our_matches(tmp_path: Path) -> None:
     assert games >= 40 and crawford >= 3 and resigned >= 5 and drops >= 5
     print(f"gnubg agreed on {len(records)} matches, {games} games, {crawford} Crawford games, "
           f"{resigned} resignations, {drops} drops")
+
+
+@pytest.mark.gnubg
+@needs_gnubg
+def test_gnubg_imports_our_money_sessions(tmp_path: Path) -> None:
+    # gnubg's default session rules: cube on, Jacoby on, no beavers
+    refs, paths = [], []
+    for seed in range(5):
+        ref = play_match(0, Rules(jacoby=True), 300 + seed, games=5)
+        ref.record.names = ("alice", "bob")
+        paths.append(tmp_path / f"s{seed}.mat")
+        matfile.write(ref.record, paths[-1])
+        refs.append(ref)
+    for ref, view in zip(refs, _gnubg_import(paths, tmp_path), strict=True):
+        summary, moves, final = _gnubg_view(view)
+        assert view["match-info"]["match-length"] == 0  # type: ignore[index]
+        assert summary == _summary(ref.record)
+        assert _trim(moves) == _trim(_moves(ref.record))
+        assert final == ref.state.score
