@@ -540,3 +540,15 @@ def test_random_matches_many(request: pytest.FixtureRequest) -> None:
         pytest.skip("slow: set GBOT_SLOW=1 or run -m slow")
     for seed in range(1000, 4000):
         _run(seed)
+
+
+def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "referee.md"
+    if not doc.exists():
+        pytest.skip("docs/referee.md absent")
+    code = doc.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, str(doc), "exec"), {})
+    score = eval(capsys.readouterr().out.strip())
+    assert max(score) >= 5
