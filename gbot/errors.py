@@ -61,3 +61,12 @@ class EvaluatorError(GbotError, ValueError):
 
 class WeightsError(GbotError, ValueError):
     """A network weights file (or array set) that cannot be loaded or has the wrong shapes."""
+
+
+class TournamentError(GbotError, ValueError):
+    """A tournament that cannot be set up or resumed: player specs, options, results files."""
+
+
+class PlayerError(GbotError, RuntimeError):
+    """A tournament player that failed: an engine that cannot start, or a reply that is no
+    legal answer to the question asked."""
