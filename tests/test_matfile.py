@@ -198,16 +198,19 @@ _IMPORT = """
 import gnubg, json, os
 out = []
 for path in json.load(open(os.environ["GBOT_MATS"])):
-    gnubg.command("import mat " + path)
+    gnubg.command(os.environ["GBOT_CMD"] + " " + path)
     out.append(gnubg.match())
 json.dump(out, open(os.environ["GBOT_OUT"], "w"), default=str)
 """
 
 
-def _gnubg_import(paths: list[Path], tmp: Path) -> list[dict[str, object]]:
+def _gnubg_import(paths: list[Path], tmp: Path,
+                  command: str = "import mat") -> list[dict[str, object]]:
+    """gnubg's ``match()`` after loading each file with ``command``."""
     (tmp / "mats.json").write_text(json.dumps([str(p) for p in paths]))
     (tmp / "imp.py").write_text(_IMPORT)
-    env = dict(os.environ, GBOT_MATS=str(tmp / "mats.json"), GBOT_OUT=str(tmp / "out.json"))
+    env = dict(os.environ, GBOT_MATS=str(tmp / "mats.json"), GBOT_OUT=str(tmp / "out.json"),
+               GBOT_CMD=command)
     proc = subprocess.run([str(GNUBG), "-t", "-q", "-p", str(tmp / "imp.py")], env=env,
                           capture_output=True, text=True, timeout=300)
     assert "WARNING" not in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-2000:]
