@@ -146,41 +146,65 @@ def invert_into(p: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> Non
 
 
 @jit
-def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, children: npt.NDArray[np.int8],
-                steps: npt.NDArray[np.int8], w_out: npt.NDArray[np.int8],
+def _classify_child(child: Board, bearoff: bool, probs: Probs, kinds: npt.NDArray[np.int8],
+                    i: int, counts: npt.NDArray[np.int64]) -> None:
+    if over_probabilities(child, probs[i]):
+        kinds[i] = OVER
+        counts[0] += 1
+    elif bearoff and is_bearoff(child):
+        kinds[i] = BEAROFF
+        counts[1] += 1
+    else:
+        kinds[i] = NET
+
+
+@jit
+def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, bearoff: bool,
+                children: npt.NDArray[np.int8], results: npt.NDArray[np.int8],
+                steps: npt.NDArray[np.int8], probs: Probs, kinds: npt.NDArray[np.int8],
+                counts: npt.NDArray[np.int64], w_out: npt.NDArray[np.int8],
                 w_steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
                 hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
                 path: npt.NDArray[np.int8], marks: npt.NDArray[np.int8],
                 keys: npt.NDArray[np.int64]) -> int:
-    """Every legal play of one roll: ``children[i]`` is result ``i`` flipped (the opponent to
-    move), ``steps[i]`` its step sequence. Returns the count (0: no legal play, nothing
-    written); -1 when ``children`` is too small."""
+    """Every legal play of one roll: ``results[i]`` (mover still to move), ``steps[i]`` one
+    step sequence reaching it, ``children[i]`` the result flipped (the opponent to move),
+    sorted as by :func:`static_kinds` into ``kinds``/``probs``/``counts``. Returns the count
+    (0: no legal play); -1 when the arrays are too small."""
+    counts[0] = 0
+    counts[1] = 0
     n = generate(board, d1, d2, caucasian, w_out, w_steps, table, hashes, state, path, marks,
                  keys)
     if n > children.shape[0]:
         return -1
     for i in range(n):
+        for j in range(26):
+            results[i, j] = w_out[i, j]
         _flip_into(w_out[i], children[i])
         for j in range(w_steps.shape[1]):
             steps[i, j] = w_steps[i, j]
+        _classify_child(children[i], bearoff, probs, kinds, i, counts)
     return n
 
 
 @jit
 def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], caucasian: bool,
-                 children: npt.NDArray[np.int8], offsets: npt.NDArray[np.int64],
+                 bearoff: bool, children: npt.NDArray[np.int8], offsets: npt.NDArray[np.int64],
+                 probs: Probs, kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64],
                  w_out: npt.NDArray[np.int8], w_steps: npt.NDArray[np.int8],
                  table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
                  state: npt.NDArray[np.int64], path: npt.NDArray[np.int8],
                  marks: npt.NDArray[np.int8], keys: npt.NDArray[np.int64]) -> int:
     """Children of every board for each roll of ``rolls`` (:data:`ROLLS`), flipped (the next
-    side to move).
+    side to move), sorted as by :func:`static_kinds` into ``kinds``/``probs``/``counts``.
 
     Group ``g = 21 * i + r`` (board ``i``, roll ``r``) owns rows ``offsets[g]:offsets[g + 1]``
     of ``children``; a roll with no legal play has one child, the board itself flipped.
-    Returns the number of children, or -1 when ``children`` is too small."""
+    Returns the number of children, or -1 when the arrays are too small."""
     total = 0
     offsets[0] = 0
+    counts[0] = 0
+    counts[1] = 0
     cap = children.shape[0]
     for i in range(boards.shape[0]):
         for r in range(N_ROLLS):
@@ -190,15 +214,35 @@ def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], cau
                 if total + 1 > cap:
                     return -1
                 _flip_into(boards[i], children[total])
+                _classify_child(children[total], bearoff, probs, kinds, total, counts)
                 total += 1
             else:
                 if total + n > cap:
                     return -1
                 for j in range(n):
                     _flip_into(w_out[j], children[total + j])
+                    _classify_child(children[total + j], bearoff, probs, kinds, total + j,
+                                    counts)
                 total += n
             offsets[N_ROLLS * i + r + 1] = total
     return total
+
+
+@jit
+def score_plays(child_probs: Probs, mover_probs: Probs,
+                mover_equity: npt.NDArray[np.float64]) -> int:
+    """The mover's probabilities and equity for each child (opponent to move); returns the
+    index of the best (first on ties)."""
+    best = 0
+    best_e = -1e300
+    for i in range(child_probs.shape[0]):
+        invert_into(child_probs[i], mover_probs[i])
+        e = equity(mover_probs[i])
+        mover_equity[i] = e
+        if e > best_e:
+            best_e = e
+            best = i
+    return best
 
 
 @jit

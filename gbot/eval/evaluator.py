@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from gbot.core import expand as _ex
 from gbot.core import movegen as _mg
-from gbot.core.board import Board, flip_py
+from gbot.core.board import Board
 from gbot.errors import EvaluatorError
 from gbot.position import Dice, Play, Position, _check_dice
 
@@ -94,9 +94,23 @@ class _Scratch:
     """Per-thread buffers for the move generator and the root expansion."""
 
     def __init__(self) -> None:
+        cap = _mg.CAPACITY
         self.ws = _mg.Workspace()
-        self.children = np.empty((_mg.CAPACITY, 26), dtype=np.int8)
-        self.steps = np.empty((_mg.CAPACITY, 2 * _mg.MAX_STEPS), dtype=np.int8)
+        self.children = np.empty((cap, 26), dtype=np.int8)
+        self.results = np.empty((cap, 26), dtype=np.int8)
+        self.steps = np.empty((cap, 2 * _mg.MAX_STEPS), dtype=np.int8)
+        self.probs = np.empty((cap, 5), dtype=np.float64)
+        self.kinds = np.empty(cap, dtype=np.int8)
+        self.counts = np.empty(2, dtype=np.int64)
+
+
+def _dice(dice: Sequence[int]) -> Dice:
+    """Checked dice (a fast path for a plain tuple of two ints)."""
+    if type(dice) is tuple and len(dice) == 2:
+        d1, d2 = dice
+        if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
+            return (d1, d2)
+    return _check_dice(dice)
 
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
@@ -189,6 +203,22 @@ class Evaluator:
         return int(ply)
 
     # --- batched values --------------------------------------------------------------------
+    def _fill(self, boards: Board, probs: npt.NDArray[np.float64],
+              kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64]) -> None:
+        """Complete ``probs`` for boards sorted by :func:`gbot.core.expand.static_kinds`:
+        bear-offs from the tables, the rest from the networks (ended games are done)."""
+        n = boards.shape[0]
+        n_over, n_bear = int(counts[0]), int(counts[1])
+        if n_over + n_bear == 0:
+            probs[:] = self.networks.evaluate(boards)
+            return
+        if n_bear:
+            sel = kinds == _ex.BEAROFF
+            probs[sel] = _bearoff(np.ascontiguousarray(boards[sel]))
+        if n_over + n_bear < n:
+            sel = kinds == _ex.NET
+            probs[sel] = self.networks.evaluate(np.ascontiguousarray(boards[sel]))
+
     def _static(self, boards: Board) -> npt.NDArray[np.float64]:
         """0-ply probabilities of boards ``[n, 26]``: exact for ended games and (with
         ``exact_bearoff``) bear-offs, else the networks."""
@@ -197,31 +227,32 @@ class Evaluator:
         kinds = np.empty(n, dtype=np.int8)
         counts = np.empty(2, dtype=np.int64)
         _ex.static_kinds(boards, self.exact_bearoff, probs, kinds, counts)
-        n_over, n_bear = int(counts[0]), int(counts[1])
-        if n_over + n_bear == 0:
-            probs[:] = self.networks.evaluate(boards)
-            return probs
-        if n_bear:
-            sel = kinds == _ex.BEAROFF
-            probs[sel] = _bearoff(np.ascontiguousarray(boards[sel]))
-        if n_over + n_bear < n:
-            sel = kinds == _ex.NET
-            probs[sel] = self.networks.evaluate(np.ascontiguousarray(boards[sel]))
+        self._fill(boards, probs, kinds, counts)
         return probs
 
     def _expand(self, boards: Board, ws: _mg.Workspace
-                ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+                ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Children of ``boards`` over the 21 rolls (see
+        :func:`gbot.core.expand.expand_rolls`) and their 0-ply probabilities."""
         m = boards.shape[0]
         offsets = np.empty(m * _ex.N_ROLLS + 1, dtype=np.int64)
+        counts = np.empty(2, dtype=np.int64)
         size = m * _ex.N_ROLLS * 48 + 64
         while True:
             children = np.empty((size, 26), dtype=np.int8)
-            total = _ex.expand_rolls(boards, _ex.ROLLS, self.caucasian, children, offsets,
-                                     ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path,
-                                     ws.marks, _mg.HASH_KEYS)
+            probs = np.empty((size, 5), dtype=np.float64)
+            kinds = np.empty(size, dtype=np.int8)
+            total = _ex.expand_rolls(boards, _ex.ROLLS, self.caucasian, self.exact_bearoff,
+                                     children, offsets, probs, kinds, counts, ws.out, ws.steps,
+                                     ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+                                     _mg.HASH_KEYS)
             if total >= 0:
-                return children[:total], offsets
+                break
             size *= 4
+        children = children[:total]
+        probs = probs[:total]
+        self._fill(children, probs, kinds[:total], counts)
+        return children, offsets, probs
 
     def _values(self, boards: Board, ply: int, ws: _mg.Workspace) -> npt.NDArray[np.float64]:
         """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll)."""
@@ -234,8 +265,7 @@ class Evaluator:
         if n_over == n:
             return out
         live = boards if n_over == 0 else np.ascontiguousarray(boards[~over])
-        children, offsets = self._expand(live, ws)
-        child_probs = self._static(children)
+        children, offsets, child_probs = self._expand(live, ws)
         chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
         _ex.pick_best(child_probs, offsets, chosen)
         if ply == 1:
@@ -273,13 +303,14 @@ class Evaluator:
               ) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float64],
                          npt.NDArray[np.float64], npt.NDArray[np.int64], _Scratch]:
         """Score the plays of ``dice``: ``(count, order best first, mover probabilities,
-        equities, plies, scratch)``. Without ``full`` a stage with one survivor ends the
-        search (its figures are then shallower than ``ply``)."""
+        equities, plies, scratch)``. Without ``full`` only ``order[0]`` is meaningful, and a
+        stage with one survivor ends the search (its figures are then shallower)."""
         s = self._scratch()
         ws = s.ws
         board = np.array(pos.board, dtype=np.int8)
-        n = _ex.expand_roll(board, dice[0], dice[1], self.caucasian, s.children, s.steps,
-                            ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+        n = _ex.expand_roll(board, dice[0], dice[1], self.caucasian, self.exact_bearoff,
+                            s.children, s.results, s.steps, s.probs, s.kinds, s.counts, ws.out,
+                            ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
                             _mg.HASH_KEYS)
         if n < 0 or ws.state[2]:
             raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {dice!r}")
@@ -288,8 +319,13 @@ class Evaluator:
             empty = np.zeros((n, 5), dtype=np.float64)
             return n, np.arange(n), empty, np.zeros(n), plies, s
         children = s.children[:n]
-        probs = invert(self._static(children))
-        eqs = equities(probs)
+        child_probs = s.probs[:n]
+        self._fill(children, child_probs, s.kinds[:n], s.counts)
+        probs = np.empty((n, 5), dtype=np.float64)
+        eqs = np.empty(n, dtype=np.float64)
+        best = _ex.score_plays(child_probs, probs, eqs)
+        if ply == 0 and not full:
+            return n, np.array([best]), probs, eqs, plies, s
         alive = np.arange(n)
         for stage in range(ply):
             f = self.filters[min(stage, len(self.filters) - 1)]
@@ -306,10 +342,9 @@ class Evaluator:
         return n, order, probs, eqs, plies, s
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
-        st = s.steps[i]
-        seq = tuple((int(st[2 * k]), int(st[2 * k + 1])) for k in range(_mg.MAX_STEPS)
-                    if st[2 * k])
-        return Play(pos, dice, seq, Position._trusted(flip_py(s.children[i])))
+        st = s.steps[i].tolist()
+        seq = tuple((st[k], st[k + 1]) for k in range(0, 2 * _mg.MAX_STEPS, 2) if st[k])
+        return Play(pos, dice, seq, Position._trusted(s.results[i]))
 
     def hint(self, pos: Position, dice: Sequence[int], ply: int = 0,
              n: int | None = 5) -> list[Hint]:
@@ -317,7 +352,7 @@ class Evaluator:
 
         Plays searched to ``ply`` come first, by equity; those the move filters dropped
         follow with their shallower figures. Empty when no play is legal."""
-        d = _check_dice(dice)
+        d = _dice(dice)
         ply = self._check_ply(ply)
         count, order, probs, eqs, plies, s = self._rank(pos, d, ply, full=True)
         if n is not None:
@@ -327,7 +362,7 @@ class Evaluator:
 
     def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Play | None:
         """The play this evaluator makes with ``dice`` at ``ply`` (None when none is legal)."""
-        d = _check_dice(dice)
+        d = _dice(dice)
         ply = self._check_ply(ply)
         count, order, _, _, _, s = self._rank(pos, d, ply, full=False)
         if count == 0:
