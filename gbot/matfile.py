@@ -16,7 +16,9 @@ player 1 (right column, from column 33); the entries alternate strictly between 
 and an empty left column on the first line means player 1 opened. A move entry is the roll
 (larger die first) and single-die steps ``from/to`` in the mover's numbering (25 = bar,
 0 = off, ``*`` = hit). Cube entries are ``Doubles => N``, ``Takes``, ``Drops`` and gnubg's
-``Beavers => N``. Resignations are not written: the winner's ``Wins N points`` line ends the
+``Beavers => N`` (a take that answers a beaver or raccoon is left out, as gnubg writes it;
+gnubg 1.07's own importer misreads some beaver sequences, so prefer :mod:`gbot.sgf` for
+sessions with beavers). Resignations are not written: the winner's ``Wins N points`` line ends the
 game (a drawn game, under the draw-on-last-roll switch, has none).
 
 :func:`dumps` writes a :class:`~gbot.referee.MatchRecord`; :func:`loads` reads one back,
@@ -59,6 +61,7 @@ def _entries(game: GameRecord) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     rolled: Action | None = None
     doubler = -1
+    beavered = False
     for a in game.actions:
         if a.kind == "roll":
             rolled = a
@@ -73,11 +76,18 @@ def _entries(game: GameRecord) -> list[tuple[int, str]]:
             doubler = a.player
             out.append((a.player, f" Doubles => {a.value}"))
         elif a.kind == "beaver":
+            beavered = True
             out.append((a.player, f" Beavers => {a.value}"))
         elif a.kind == "take":
-            if a.player != doubler:  # the doubler taking a beaver goes unwritten, as in gnubg
+            # as gnubg writes them: a take that answers a beaver or raccoon is left out (an
+            # empty entry keeps the columns alternating when the beaverer takes a raccoon)
+            if not beavered:
                 out.append((a.player, " Takes"))
+            elif a.player != doubler:
+                out.append((a.player, ""))
+            beavered = False
         elif a.kind == "drop":
+            beavered = False
             out.append((a.player, " Drops"))
     return out
 
