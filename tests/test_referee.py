@@ -503,8 +503,9 @@ def _check_record(ref: Referee, finals: list[MatchState]) -> None:
         assert 1 <= mult <= rules.max_end_multiplier
         if g.how == GameState.DROPPED:
             assert mult == 1
-        elif g.how == GameState.OVER:
-            b = np.array(s.board, dtype=np.int8)  # the last mover's view
+        elif g.how == GameState.OVER or rules.resignation == "position":
+            # a finished game, or a site-style resignation: the loser's actual position decides
+            b = np.array(s.board, dtype=np.int8)  # seen by the player on roll
             winner_view = b if s.player_on_roll == g.winner else flip_py(b)
             kind = _independent_kind(winner_view, rules.checkers)
             if s.is_money and rules.jacoby and s.cube_value == 1:
