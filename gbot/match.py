@@ -12,7 +12,7 @@ e.g. from a Match ID alone).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -207,8 +207,8 @@ class MatchState:
         """The state a gnubg Match ID describes (delegates to :mod:`gbot.matchid`)."""
         from gbot import matchid
 
-        state: MatchState = matchid.to_state(matchid.decode(mid))
-        return state if rules is None else replace(state, rules=rules)
+        state: MatchState = matchid.to_state(matchid.decode(mid), rules)
+        return state
 
     def match_id(self) -> str:
         """The gnubg Match ID of this state (delegates to :mod:`gbot.matchid`)."""
