@@ -84,7 +84,10 @@ def _exact(b: npt.NDArray[np.int8]) -> npt.NDArray[np.float64] | None:
     return np.array([0.0, 0, 0, mine == 15, mine == 15 and back], dtype=np.float64)
 
 
-def naive(net: TinyNet, pos: Position, ply: int) -> npt.NDArray[np.float64]:
+def naive(net: TinyNet, pos: Position, ply: int, prune: TinyNet | None = None,
+          keep: int = 4) -> npt.NDArray[np.float64]:
+    """n-ply probabilities, one roll at a time; with ``prune``, each reply choice first keeps
+    the ``keep`` replies ``prune`` likes best (earlier first on ties)."""
     exact = _exact(pos.board)
     if exact is not None:
         return exact
@@ -96,11 +99,16 @@ def naive(net: TinyNet, pos: Position, ply: int) -> npt.NDArray[np.float64]:
     for d1, d2 in ROLLS:
         plays = pos.legal_plays((d1, d2))
         if plays:
-            scores = [-_equity(naive(net, p.position.swapped(), 0)) for p in plays]
-            nxt = plays[int(np.argmax(scores))].position.swapped()
+            after = [p.position.swapped() for p in plays]
+            cand = list(range(len(after)))
+            if prune is not None and len(after) > keep:
+                rough = [_equity(naive(prune, a, 0)) for a in after]
+                cand = sorted(sorted(cand, key=lambda i: (rough[i], i))[:keep])
+            scores = [-_equity(naive(net, after[i], 0)) for i in cand]
+            nxt = after[cand[int(np.argmax(scores))]]
         else:
             nxt = pos.swapped()
-        total += (1 if d1 == d2 else 2) / 36 * _invert(naive(net, nxt, ply - 1))
+        total += (1 if d1 == d2 else 2) / 36 * _invert(naive(net, nxt, ply - 1, prune, keep))
     return total
 
 
@@ -270,6 +278,45 @@ def test_two_ply_equals_naive(pid: str) -> None:
     np.testing.assert_allclose(ev.probabilities(pos, ply=2), naive(net, pos, 2), atol=1e-12)
 
 
+class PrunedNet(TinyNet):
+    """Networks that carry their own pruner, as the shipped ones may."""
+
+    def __init__(self) -> None:
+        super().__init__(7)
+        self.prune = TinyNet(8)
+
+
+@pytest.mark.parametrize("pid", [CONTACT[0], CONTACT[3], CRASHED[0], RACE[1]])
+def test_pruned_one_ply_equals_naive(pid: str) -> None:
+    net = PrunedNet()
+    pos = Position.from_id(pid)
+    got = Evaluator(networks=net).probabilities(pos, ply=1)
+    np.testing.assert_allclose(got, naive(net, pos, 1, net.prune, 4), atol=1e-12)
+    got = Evaluator(networks=net, prune_keep=2).probabilities(pos, ply=1)
+    np.testing.assert_allclose(got, naive(net, pos, 1, net.prune, 2), atol=1e-12)
+    # prune=False and an explicit pruner override the networks' own
+    plain = Evaluator(networks=net, prune=False).probabilities(pos, ply=1)
+    np.testing.assert_allclose(plain, naive(net, pos, 1), atol=1e-12)
+    other = TinyNet(9)
+    got = Evaluator(networks=net, prune=other, prune_keep=3).probabilities(pos, ply=1)
+    np.testing.assert_allclose(got, naive(net, pos, 1, other, 3), atol=1e-12)
+
+
+def test_pruned_two_ply_equals_naive() -> None:
+    net = PrunedNet()
+    pos = Position.from_id(CONTACT[2])
+    got = Evaluator(networks=net).probabilities(pos, ply=2)
+    np.testing.assert_allclose(got, naive(net, pos, 2, net.prune, 4), atol=1e-12)
+
+
+def test_pruning_never_touches_root_plays() -> None:
+    net = PrunedNet()
+    pos = Position.from_id(CONTACT[4])
+    pruned = Evaluator(networks=net).hint(pos, (4, 2), ply=0, n=None)
+    plain = Evaluator(networks=TinyNet(7)).hint(pos, (4, 2), ply=0, n=None)
+    assert [(h.play, h.equity) for h in pruned] == [(h.play, h.equity) for h in plain]
+
+
 def test_batched_evaluate_matches_single(ev: Evaluator) -> None:
     boards = np.array([Position.from_id(p).board for p in ALL])
     for ply in (0, 1):
@@ -307,6 +354,10 @@ def test_bad_arguments(ev: Evaluator) -> None:
         MoveFilter(0, 0.1)
     with pytest.raises(EvaluatorError):
         Evaluator("x.npz", networks=TinyNet())
+    with pytest.raises(EvaluatorError):
+        Evaluator(networks=TinyNet(), prune_keep=0)
+    with pytest.raises(EvaluatorError):
+        Evaluator(networks=TinyNet(), prune=True)
 
 
 def test_threads_agree_with_serial() -> None:

@@ -261,6 +261,49 @@ def pick_best(probs: Probs, offsets: npt.NDArray[np.int64], chosen: npt.NDArray[
 
 
 @jit
+def prune_select(probs: Probs, offsets: npt.NDArray[np.int64], keep: int,
+                 selected: npt.NDArray[np.bool_]) -> None:
+    """Mark in ``selected`` the ``keep`` children of each group the mover likes best by
+    ``probs`` (a cheap estimate; the opponent to move in each): the lowest equities, the
+    earlier row first on ties. Groups of at most ``keep`` children are kept whole."""
+    for g in range(offsets.shape[0] - 1):
+        lo = offsets[g]
+        hi = offsets[g + 1]
+        if hi - lo <= keep:
+            for i in range(lo, hi):
+                selected[i] = True
+            continue
+        for i in range(lo, hi):
+            selected[i] = False
+        for _ in range(keep):
+            best = -1
+            best_e = 1e300
+            for i in range(lo, hi):
+                if not selected[i]:
+                    e = equity(probs[i])
+                    if e < best_e:
+                        best_e = e
+                        best = i
+            selected[best] = True
+
+
+@jit
+def pick_best_of(probs: Probs, offsets: npt.NDArray[np.int64], selected: npt.NDArray[np.bool_],
+                 chosen: npt.NDArray[np.int64]) -> None:
+    """:func:`pick_best` among the ``selected`` rows of each group (each group has one)."""
+    for g in range(offsets.shape[0] - 1):
+        best = -1
+        best_e = 1e300
+        for i in range(offsets[g], offsets[g + 1]):
+            if selected[i]:
+                e = equity(probs[i])
+                if e < best_e:
+                    best_e = e
+                    best = i
+        chosen[g] = best
+
+
+@jit
 def average_over_rolls(child_probs: Probs, weights: npt.NDArray[np.float64], out: Probs) -> None:
     """``out[i]``: the roll-weighted average, from the side to move's view, of the chosen
     children ``child_probs[21 * i + r]`` (each from the opponent's view)."""

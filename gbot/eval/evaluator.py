@@ -22,6 +22,10 @@ plays, each within ``window`` equity of the best so far). :data:`DEFAULT_FILTERS
 8 plays within 0.16 after 0-ply and up to 3 within 0.06 after 1-ply, so a 2-ply decision
 searches at most 3 candidates 2 plies deep. Inner levels pick by 0-ply, as gnubg does.
 
+Inner reply choices may be pruned, gnubg-style: when the networks carry a cheaper ``prune``
+evaluator, every reply is scored with it and only the ``prune_keep`` best of each roll are
+scored by the full networks before the pick. Root plays are never pruned.
+
 Every network call is one batch over all candidates and rolls of a level. Nothing is cached
 between calls. An :class:`Evaluator` may be shared by threads: scratch space is per thread and
 the networks are loaded once under a lock (their ``evaluate`` must be thread-safe itself).
@@ -52,7 +56,11 @@ _INVERT = np.array([0, 3, 4, 1, 2])
 
 
 class BoardEvaluator(Protocol):
-    """What the search needs from the networks: probabilities for a batch of boards."""
+    """What the search needs from the networks: probabilities for a batch of boards.
+
+    A networks object may also carry a ``prune`` attribute, itself a :class:`BoardEvaluator`
+    that is cheaper and rougher (gnubg's pruning nets); the search then uses it for the
+    reply choices inside 1- and 2-ply evaluations (see :class:`Evaluator`)."""
 
     def evaluate(self, boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
         """``float32[n, 5]`` for ``int8[n, 26]`` boards (side to move; games not over)."""
@@ -71,6 +79,9 @@ class MoveFilter:
         if self.keep < 1 or not self.window >= 0.0:
             raise EvaluatorError(f"a move filter keeps >= 1 play within a window >= 0: {self!r}")
 
+
+PRUNE_KEEP = 4
+"""Replies per roll that the full networks score after pruning (when a pruner is present)."""
 
 DEFAULT_FILTERS: tuple[MoveFilter, ...] = (MoveFilter(8, 0.16), MoveFilter(3, 0.06))
 """Stage ``j`` cuts the candidates after their ``j``-ply scores; the last one repeats."""
@@ -146,13 +157,16 @@ class Evaluator:
     ``networks`` replaces the networks with any :class:`BoardEvaluator` (tests, experiments);
     ``caucasian`` selects the Caucasian move rule; ``filters`` the root move filters;
     ``exact_bearoff`` (default) scores positions with every checker home from the exact
-    bear-off tables of :mod:`gbot.eval.bearoff` instead of the networks.
+    bear-off tables of :mod:`gbot.eval.bearoff` instead of the networks. ``prune`` (default:
+    the networks' ``prune`` attribute, if any) and ``prune_keep`` set the inner-level pruning
+    described in the module docstring; ``prune=False`` turns it off.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  networks: BoardEvaluator | None = None, caucasian: bool = False,
                  filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
-                 exact_bearoff: bool = True) -> None:
+                 exact_bearoff: bool = True, prune: BoardEvaluator | bool | None = None,
+                 prune_keep: int = PRUNE_KEEP) -> None:
         if path is not None and networks is not None:
             raise EvaluatorError(f"give weights {path!r} or networks, not both")
         if not filters:
@@ -162,6 +176,12 @@ class Evaluator:
         self.caucasian = bool(caucasian)
         self.filters = tuple(filters)
         self.exact_bearoff = bool(exact_bearoff)
+        if prune is True or (not isinstance(prune_keep, int) or prune_keep < 1):
+            raise EvaluatorError(f"prune takes an evaluator, None or False and prune_keep an "
+                                 f"integer >= 1, got {prune!r}, {prune_keep!r}")
+        self._prune_off = prune is False
+        self._prune = None if isinstance(prune, bool) else prune
+        self.prune_keep = prune_keep
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -182,6 +202,16 @@ class Evaluator:
                                       else Networks.load(os.fspath(self._path)))
                 nets = self._networks
         return nets
+
+    @property
+    def pruner(self) -> BoardEvaluator | None:
+        """The evaluator used to prune inner reply choices, or None."""
+        if self._prune_off:
+            return None
+        if self._prune is not None:
+            return self._prune
+        found: BoardEvaluator | None = getattr(self.networks, "prune", None)
+        return found
 
     def _scratch(self) -> _Scratch:
         s: _Scratch | None = getattr(self._local, "scratch", None)
@@ -231,9 +261,11 @@ class Evaluator:
         return probs
 
     def _expand(self, boards: Board, ws: _mg.Workspace
-                ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+                ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64],
+                           npt.NDArray[np.int8], npt.NDArray[np.int64]]:
         """Children of ``boards`` over the 21 rolls (see
-        :func:`gbot.core.expand.expand_rolls`) and their 0-ply probabilities."""
+        :func:`gbot.core.expand.expand_rolls`): ``(children, offsets, probs, kinds, counts)``
+        with only the exact probabilities filled in."""
         m = boards.shape[0]
         offsets = np.empty(m * _ex.N_ROLLS + 1, dtype=np.int64)
         counts = np.empty(2, dtype=np.int64)
@@ -249,10 +281,29 @@ class Evaluator:
             if total >= 0:
                 break
             size *= 4
-        children = children[:total]
-        probs = probs[:total]
-        self._fill(children, probs, kinds[:total], counts)
-        return children, offsets, probs
+        return children[:total], offsets, probs[:total], kinds[:total], counts
+
+    def _pick(self, boards: Board, ws: _mg.Workspace
+              ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """For each board and roll, the reply the side to move picks by 0-ply (pruned when a
+        pruner is present): ``(children, chosen rows, children's probabilities)``; only the
+        chosen rows' probabilities are guaranteed to be full 0-ply figures."""
+        children, offsets, probs, kinds, counts = self._expand(boards, ws)
+        chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
+        pruner = self.pruner
+        if pruner is None or int(counts[0]) + int(counts[1]) == children.shape[0]:
+            self._fill(children, probs, kinds, counts)
+            _ex.pick_best(probs, offsets, chosen)
+            return children, chosen, probs
+        net = kinds == _ex.NET
+        probs[net] = pruner.evaluate(np.ascontiguousarray(children[net]))
+        selected = np.empty(children.shape[0], dtype=np.bool_)
+        _ex.prune_select(probs, offsets, self.prune_keep, selected)
+        full = selected & net
+        if full.any():
+            probs[full] = self.networks.evaluate(np.ascontiguousarray(children[full]))
+        _ex.pick_best_of(probs, offsets, selected, chosen)
+        return children, chosen, probs
 
     def _values(self, boards: Board, ply: int, ws: _mg.Workspace) -> npt.NDArray[np.float64]:
         """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll)."""
@@ -265,9 +316,7 @@ class Evaluator:
         if n_over == n:
             return out
         live = boards if n_over == 0 else np.ascontiguousarray(boards[~over])
-        children, offsets, child_probs = self._expand(live, ws)
-        chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
-        _ex.pick_best(child_probs, offsets, chosen)
+        children, chosen, child_probs = self._pick(live, ws)
         if ply == 1:
             picked = child_probs[chosen]
         else:
