@@ -711,9 +711,9 @@ class YouLeft(Event):
 
 @dataclass(frozen=True)
 class ServerError(Event):
-    """A ``** ...`` reply. ``kind``: not_your_turn, already_rolled, illegal_move, refusing,
-    no_such_user, already_playing, not_playing, didnt_invite, unknown_command, toggle or
-    other; ``name`` where the line names a player."""
+    """A ``** ...`` reply. ``kind``: not_your_turn, already_rolled, cant_double, illegal_move,
+    refusing, no_such_user, already_playing, not_playing, didnt_invite, unknown_command,
+    toggle or other; ``name`` where the line names a player."""
 
     text: str
     kind: str = "other"
@@ -1088,8 +1088,10 @@ def _r_toggle_state(m: re.Match[str]) -> Event | None:
 
 
 _ERRORS: tuple[tuple[str, str], ...] = (
-    (r"\*\* It's not your turn to (?:roll the dice|move)\.", "not_your_turn"),
+    (r"\*\* It's not your turn to (?:roll the dice|move|double)\.", "not_your_turn"),
     (r"\*\* You did already roll the dice\.", "already_rolled"),
+    (r"\*\* You can't double after rolling the dice\.", "already_rolled"),
+    (r"\*\* You can't double.*", "cant_double"),
     (r"\*\* You have to roll the dice before moving\.", "not_your_turn"),
     (r"\*\* (?:You must give [1-4] moves|Please don't give more than [1-4] moves"
      r"|You have to remove pieces from the bar in your first move|You can't move"
@@ -1222,15 +1224,16 @@ class LineSplitter:
             if self._skipping:
                 continue
             self._buf.append(c)
+            if c == 0x20 and len(self._buf) <= 9 and \
+                    bytes(self._buf).lstrip(b"\r\x00") == b"login: ":
+                lines.append("login: ")      # the prompt comes without a line ending
+                self._buf.clear()
+                continue
             if len(self._buf) > self.max_line:
                 self.truncated += 1
                 lines.append(self._take()[: self.max_line])
                 self._buf.clear()
                 self._skipping = True
-        if not self._skipping and bytes(self._buf).strip(b" \r\x00") == b"login:" \
-                and self._buf.endswith(b" "):
-            lines.append("login: ")
-            self._buf.clear()
         return lines
 
     def _take(self) -> str:

@@ -475,6 +475,9 @@ class FibsBot:
         return self._act()
 
     def _on_error(self, ev: clip.ServerError) -> list[Send]:
+        if ev.kind == "cant_double" and self.match is not None:
+            log.warning("server refused my double (%s); rolling", ev.text)
+            return [Send("roll")]
         if ev.kind in ("not_your_turn", "already_rolled", "illegal_move"):
             log.warning("server refused my command: %s", ev.text)
             if self.match is not None:

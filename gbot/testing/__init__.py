@@ -1,0 +1,6 @@
+"""Testing aids that ship with gbot: a local FIBS-compatible server (:mod:`.fibs_server`).
+
+Nothing here is used by the bot itself; tests and developers import it explicitly.
+"""
+
+from __future__ import annotations
