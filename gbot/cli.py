@@ -82,5 +82,9 @@ from gbot.cli_tools import COMMANDS as _TOOLS  # noqa: E402
 for _cmd in _TOOLS:
     main.add_command(_cmd)
 
+from gbot.cli_tournament import tournament as _tournament  # noqa: E402
+
+main.add_command(_tournament)
+
 if __name__ == "__main__":
     main()

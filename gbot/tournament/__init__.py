@@ -1,0 +1,13 @@
+"""Engine-against-engine tournaments: players, the runner, statistics and reports.
+
+``gbot tournament`` (:mod:`gbot.cli_tournament`) is the command line; :func:`run` plays a
+:class:`TournamentConfig` into a folder and resumes one that was interrupted.
+"""
+
+from __future__ import annotations
+
+from gbot.tournament.players import PlayerSpec, parse_player
+from gbot.tournament.runner import Progress, RunSummary, TournamentConfig, load_config, run
+
+__all__ = ["PlayerSpec", "Progress", "RunSummary", "TournamentConfig", "load_config",
+           "parse_player", "run"]

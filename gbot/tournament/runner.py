@@ -1,0 +1,435 @@
+"""The tournament runner: who plays whom, with which dice, in what order, and where it is saved.
+
+A :class:`TournamentConfig` fixes everything that decides the games: the players (spec texts),
+the pairing scheme (``head-to-head``, ``round-robin``, ``gauntlet``: the first player against
+each of the others), money games or ``length``-point matches, how many per pairing, duplicate
+dice, the seed and the rule switches. :func:`run` plays it into a folder:
+
+* ``tournament.json``: the configuration (a later run in the same folder must match it);
+* ``games.jsonl``: one record per finished game (:mod:`gbot.tournament.records`);
+* ``mat/``: every match as a Jellyfish ``.mat`` file (a money pairing as two sessions, one per
+  seating), written again from the records at the end of each run;
+* ``results.json``, ``report.txt``, ``report.html``: the tables (:mod:`~gbot.tournament.report`).
+
+Units and duplicate dice: each pairing plays ``units`` units; a unit is one money game or one
+match. With duplicate dice every unit is played twice (mirror 0: A in seat 0; mirror 1: B in
+seat 0) and game ``g`` of unit ``u`` draws its rolls from a stream seeded by
+``(seed, u, g)`` only, so both mirrors (and every pairing) get the same rolls in the same order:
+the opening roll goes to the same seat, and each player gets, turn for turn, the rolls its
+opponent had in the other mirror. Without duplicate dice each unit is played once, seats
+alternating.
+
+Resuming: running the same configuration into the same folder plays only what is missing. A
+money game or match game is recorded when it ends; games that were in flight at the
+interruption are simply played again (they were never recorded), and an unfinished match goes
+on from the state after its last recorded game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from gbot import matfile
+from gbot.errors import GbotError, TournamentError
+from gbot.match import MatchState, Rules
+from gbot.referee import MatchRecord, new_match, next_game
+from gbot.tournament.game import GameResult, GameTask
+from gbot.tournament.players import PlayerSpec, default_label, parse_player
+from gbot.tournament.records import (
+    Record,
+    ResultStore,
+    game_record,
+    record_of,
+    state_after,
+)
+
+__all__ = ["SCHEMES", "Progress", "RunSummary", "TournamentConfig", "run",
+           "write_match_files"]
+
+SCHEMES = ("head-to-head", "round-robin", "gauntlet")
+CONFIG_VERSION = 1
+
+
+def _derive(*parts: object) -> int:
+    """A 63-bit seed from ``parts`` (the same on every machine and Python run)."""
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides the games of a tournament (see the module docstring).
+
+    ``games`` is the number of games (money) or matches per pairing; with duplicate dice it is
+    rounded up to an even number (``games / 2`` dice sequences, each played both ways).
+    """
+
+    players: tuple[str, ...]
+    scheme: str = "head-to-head"
+    length: int = 0
+    games: int = 100
+    duplicate: bool = True
+    seed: int = 1
+    rules: Rules = field(default_factory=Rules)
+
+    def __post_init__(self) -> None:
+        specs = [parse_player(p) for p in self.players]   # raises on a bad spec
+        object.__setattr__(self, "players", tuple(s.text() for s in specs))
+        if self.scheme not in SCHEMES:
+            raise TournamentError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
+        if len(specs) < 2:
+            raise TournamentError(f"a tournament needs two players or more, got {self.players!r}")
+        if self.scheme == "head-to-head" and len(specs) != 2:
+            raise TournamentError(f"head-to-head takes exactly two players, got "
+                                  f"{len(specs)}: {self.players!r}")
+        if not isinstance(self.length, int) or self.length < 0:
+            raise TournamentError(f"match length must be 0 (money) or more, got {self.length!r}")
+        if not isinstance(self.games, int) or self.games < 1:
+            raise TournamentError(f"games per pairing must be 1 or more, got {self.games!r}")
+
+    # --- players and pairings ----------------------------------------------------------------
+    def specs(self) -> list[PlayerSpec]:
+        """The players, each with a label unique in this tournament."""
+        out: list[PlayerSpec] = []
+        seen: dict[str, int] = {}
+        for text in self.players:
+            spec = parse_player(text)
+            label = spec.label or default_label(spec)
+            seen[label] = seen.get(label, 0) + 1
+            if seen[label] > 1:
+                if spec.label:
+                    raise TournamentError(f"two players are named {label!r}")
+                label = f"{label}-{seen[label]}"
+            out.append(replace(spec, label=label))
+        return out
+
+    @property
+    def labels(self) -> list[str]:
+        """The players' labels, in order."""
+        return [s.label for s in self.specs()]
+
+    def pairings(self) -> list[tuple[int, int]]:
+        """Player index pairs ``(A, B)`` that meet."""
+        n = len(self.players)
+        if self.scheme == "gauntlet":
+            return [(0, j) for j in range(1, n)]
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    @property
+    def units(self) -> int:
+        """Units (money games or matches) per pairing: dice sequences with duplicate dice."""
+        return (self.games + 1) // 2 if self.duplicate else self.games
+
+    def mirrors(self, unit: int) -> tuple[int, ...]:
+        """The seatings unit ``unit`` is played in (0: A in seat 0, 1: B in seat 0)."""
+        return (0, 1) if self.duplicate else (unit % 2,)
+
+    def keys(self) -> Iterator[tuple[int, int, int]]:
+        """Every ``(pairing, unit, mirror)``: units outermost, so that mirrored pairs and all
+        pairings advance together."""
+        for u in range(self.units):
+            for p in range(len(self.pairings())):
+                for m in self.mirrors(u):
+                    yield p, u, m
+
+    @property
+    def total_units(self) -> int:
+        """Money games or matches in the whole tournament."""
+        return sum(1 for _ in self.keys())
+
+    def dice_seed(self, unit: int, game: int) -> int:
+        """The dice stream of game ``game`` of unit ``unit`` (shared by mirrors and pairings)."""
+        return _derive(self.seed, "dice", unit, game)
+
+    def task(self, key: tuple[int, int, int], start: MatchState) -> GameTask:
+        """The task that plays the next game of ``key`` from ``start``."""
+        p, u, m = key
+        specs = self.specs()
+        a, b = self.pairings()[p]
+        seats = (specs[a], specs[b]) if m == 0 else (specs[b], specs[a])
+        g = start.game_number
+        return GameTask(key, g, seats, (seats[0].label, seats[1].label), start,
+                        self.dice_seed(u, g),
+                        (_derive(self.seed, "player", p, u, m, g, 0),
+                         _derive(self.seed, "player", p, u, m, g, 1)))
+
+    # --- JSON ----------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``from_json`` reads it back)."""
+        d = asdict(self)
+        d["players"] = list(self.players)
+        d["version"] = CONFIG_VERSION
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TournamentConfig:
+        """The configuration a ``to_json`` dict describes."""
+        if d.get("version") != CONFIG_VERSION:
+            raise TournamentError(f"tournament file version {d.get('version')!r}, "
+                                  f"expected {CONFIG_VERSION}")
+        try:
+            names = {f.name for f in fields(Rules)}
+            rules = Rules(**{k: v for k, v in d["rules"].items() if k in names})
+            return cls(tuple(d["players"]), d["scheme"], int(d["length"]), int(d["games"]),
+                       bool(d["duplicate"]), int(d["seed"]), rules)
+        except (KeyError, TypeError, GbotError) as exc:
+            raise TournamentError(f"unreadable tournament configuration: {exc}") from None
+
+
+# --------------------------------------------------------------------------- progress
+
+
+@dataclass
+class Progress:
+    """Where a run stands: units (money games or matches) done of the total, games recorded,
+    games played in this run and their rate, and each pairing's running score."""
+
+    units_done: int
+    units_total: int
+    games: int
+    new_games: int
+    elapsed: float
+    pairings: list[tuple[str, str, int, float]]
+    """``(A, B, games, A's points per game)``."""
+
+    @property
+    def rate(self) -> float:
+        """Games per second in this run."""
+        return self.new_games / self.elapsed if self.elapsed > 0 else 0.0
+
+    def line(self) -> str:
+        """A one-line summary for a terminal."""
+        parts = [f"{self.units_done}/{self.units_total} done", f"{self.games} games",
+                 f"{self.rate:.2f} games/s"]
+        for a, b, n, ppg in self.pairings[:4]:
+            parts.append(f"{a} v {b} {ppg:+.3f} ppg ({n})")
+        if len(self.pairings) > 4:
+            parts.append(f"+{len(self.pairings) - 4} pairings")
+        return " | ".join(parts)
+
+
+@dataclass
+class RunSummary:
+    """What :func:`run` did: the folder, the records, games played now, whether it finished."""
+
+    folder: Path
+    config: TournamentConfig
+    records: list[Record]
+    new_games: int
+    complete: bool
+    elapsed: float
+    engines: dict[str, str]
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _open_folder(folder: Path, config: TournamentConfig) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tournament.json"
+    if path.exists():
+        try:
+            saved = TournamentConfig.from_json(json.loads(path.read_text()))
+        except json.JSONDecodeError as exc:
+            raise TournamentError(f"{path}: {exc}") from None
+        if saved != config:
+            raise TournamentError(
+                f"{folder} holds another tournament ({path}); resume it with the same "
+                f"settings or use another folder")
+    else:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(config.to_json(), indent=2) + "\n")
+        tmp.replace(path)
+
+
+def load_config(folder: str | Path) -> TournamentConfig:
+    """The configuration saved in a tournament folder."""
+    path = Path(folder) / "tournament.json"
+    if not path.exists():
+        raise TournamentError(f"no tournament in {str(folder)!r} (no tournament.json)")
+    return TournamentConfig.from_json(json.loads(path.read_text()))
+
+
+def _next_state(config: TournamentConfig, games: list[Record]) -> MatchState | None:
+    """The state to play the next game of a unit from, or None when the unit is finished."""
+    start = new_match(config.length, config.rules)
+    if not games:
+        return start
+    last = max(games, key=lambda r: int(r["game"]))
+    if config.length == 0 or last["match_over"]:
+        return None
+    if len(games) != int(last["game"]) + 1:
+        raise TournamentError(f"unit {last['key']!r} has games missing before game "
+                              f"{last['game']}")
+    return next_game(state_after(last, config.length, config.rules))
+
+
+def _by_key(records: list[Record]) -> dict[tuple[int, int, int], list[Record]]:
+    out: dict[tuple[int, int, int], list[Record]] = {}
+    for r in records:
+        p, u, m = r["key"]
+        out.setdefault((int(p), int(u), int(m)), []).append(r)
+    return out
+
+
+def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process",
+        workers: int | None = None, ray_address: str | None = None,
+        progress: Callable[[Progress], None] | None = None, stop_after: int | None = None,
+        write_reports: bool = True) -> RunSummary:
+    """Play ``config`` into ``folder`` (resuming what is there); returns a :class:`RunSummary`.
+
+    ``stop_after`` stops cleanly after that many new games (as an interruption would).
+    A player failure stops the run with :class:`~gbot.errors.PlayerError` after saving what
+    finished; Ctrl-C (KeyboardInterrupt) does the same and is re-raised.
+    """
+    from gbot.tournament.backends import make_backend
+
+    folder = Path(folder)
+    _open_folder(folder, config)
+    store = ResultStore(folder / "games.jsonl")
+    labels = config.labels
+    pairings = config.pairings()
+    names = [(labels[a], labels[b]) for a, b in pairings]
+    by_key = _by_key(store.records)
+    pending: deque[GameTask] = deque()
+    units_done = 0
+    for key in config.keys():
+        state = _next_state(config, by_key.get(key, []))
+        if state is None:
+            units_done += 1
+        else:
+            pending.append(config.task(key, state))
+    tally = {p: [0, 0.0] for p in range(len(pairings))}
+    for r in store.records:
+        t = tally[int(r["key"][0])]
+        t[0] += 1
+        t[1] += r["a_points"]
+    engines: dict[str, str] = {}
+    for r in store.records:
+        for label, what in zip(r["seats"], r.get("engines", []), strict=False):
+            engines.setdefault(label, what)
+
+    t0 = time.perf_counter()
+    new = 0
+    in_flight = 0
+    stopped = False
+
+    def report() -> None:
+        if progress is not None:
+            progress(Progress(units_done, config.total_units, len(store.records), new,
+                              time.perf_counter() - t0,
+                              [(a, b, int(tally[p][0]),
+                                tally[p][1] / tally[p][0] if tally[p][0] else 0.0)
+                               for p, (a, b) in enumerate(names)]))
+
+    report()
+    runner = make_backend(backend, workers, ray_address) if pending else None
+    cancel = False
+    try:
+        while runner is not None and (pending or in_flight) and not stopped:
+            while pending and in_flight < runner.capacity:
+                runner.submit(pending.popleft())
+                in_flight += 1
+            for task, outcome in runner.results(timeout=0.5):
+                in_flight -= 1
+                if isinstance(outcome, BaseException):
+                    cancel = True
+                    raise outcome
+                result: GameResult = outcome
+                rec = record_of(result, names[task.key[0]])
+                store.append(rec)
+                new += 1
+                t = tally[task.key[0]]
+                t[0] += 1
+                t[1] += rec["a_points"]
+                for label, what in zip(task.labels, result.engines, strict=True):
+                    engines.setdefault(label, what)
+                if config.length and not result.end.match_over:
+                    pending.appendleft(config.task(task.key, next_game(result.end)))
+                else:
+                    units_done += 1
+                report()
+                if stop_after is not None and new >= stop_after:
+                    stopped = True
+                    cancel = True
+                    break
+    except BaseException:
+        cancel = True
+        raise
+    finally:
+        if runner is not None:
+            runner.close(cancel=cancel)
+        summary = RunSummary(folder, config, list(store.records), new,
+                             units_done == config.total_units, time.perf_counter() - t0,
+                             engines)
+        write_match_files(summary)
+        if write_reports:
+            from gbot.tournament.report import write_reports as _write
+
+            _write(summary)
+    return summary
+
+
+# --------------------------------------------------------------------------- .mat files
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "_.+-" else "_" for c in label)
+
+
+def write_match_files(summary: RunSummary) -> list[Path]:
+    """Write every match (and each money pairing's two sessions) as ``.mat`` under ``mat/``.
+
+    Money: one session per pairing and seating, ``mat/A_vs_B.mat`` (A in seat 0) and
+    ``mat/B_vs_A.mat``, its games in unit order with running scores. Matches:
+    ``mat/A_vs_B/u00001_X_vs_Y.mat`` with X in seat 0.
+    """
+    config = summary.config
+    labels = config.labels
+    root = summary.folder / "mat"
+    written: list[Path] = []
+    by_key = _by_key(summary.records)
+    pairings = config.pairings()
+    if config.length == 0:
+        sessions: dict[tuple[int, int], list[Record]] = {}
+        for (p, _u, m), recs in sorted(by_key.items()):
+            sessions.setdefault((p, m), []).extend(recs)
+        for (p, m), recs in sorted(sessions.items()):
+            a, b = (labels[i] for i in pairings[p])
+            seat0, seat1 = (a, b) if m == 0 else (b, a)
+            games = []
+            score = [0, 0]
+            for i, r in enumerate(recs):
+                g = replace(game_record(r), number=i, score=(score[0], score[1]))
+                if g.winner >= 0:
+                    score[g.winner] += g.points
+                games.append(g)
+            mr = MatchRecord(0, config.rules, (seat0, seat1), games, (score[0], score[1]))
+            written.append(_write(root / f"{_safe(seat0)}_vs_{_safe(seat1)}.mat", mr))
+        return written
+    for (p, u, m), recs in sorted(by_key.items()):
+        a, b = (labels[i] for i in pairings[p])
+        seat0, seat1 = (a, b) if m == 0 else (b, a)
+        recs = sorted(recs, key=lambda r: int(r["game"]))
+        games = [game_record(r) for r in recs]
+        final = tuple(int(x) for x in recs[-1]["score"])
+        mr = MatchRecord(config.length, config.rules, (seat0, seat1), games,
+                         (final[0], final[1]))
+        path = root / f"{_safe(a)}_vs_{_safe(b)}" / f"u{u:05d}_{_safe(seat0)}_vs_{_safe(seat1)}.mat"
+        written.append(_write(path, mr))
+    return written
+
+
+def _write(path: Path, record: MatchRecord) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    matfile.write(record, tmp)
+    tmp.replace(path)
+    return path
