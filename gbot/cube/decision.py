@@ -1,0 +1,221 @@
+"""Cube decisions: double or not, take, pass or beaver, from cubeless probabilities.
+
+:func:`decide` turns the five cubeless probabilities of the side on roll (before it rolls) and a
+:class:`~gbot.cube.cubeful.CubeContext` into a :class:`CubeDecision`. :func:`cube_decision` is
+the public entry point: a position, a :class:`gbot.match.MatchState` and a ply; it asks the
+evaluator for the probabilities, picks the cube life from the position class and decides.
+
+The rules, from the side on roll (the would-be doubler), with ``ND``, ``DT``, ``DP`` the
+cubeful equities of no double, double/take and double/pass:
+
+* The opponent passes when ``DT > DP`` (taking would cost more than the cube), takes otherwise,
+  and beavers (money, beavers allowed) when it takes and ``DT < 0``.
+* Doubling is right when it beats playing on: ``min(DT, DP) > ND`` (with a beaver the doubler
+  gets ``2 * DT``). A pass that is worth less than playing on is "too good" (``ND > DP``).
+* Where the side on roll may not double (opponent's cube, Crawford game, cube off, cube at the
+  cap) the action is ``"no_double"`` and ``DT``/``DP`` are ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from gbot.cube.cubeful import (
+    CubeContext,
+    CubefulEquities,
+    Owner,
+    Probs,
+    check_probs,
+    cube_life,
+    cubeful,
+)
+from gbot.errors import CubeError
+
+if TYPE_CHECKING:
+    from gbot.match import MatchState
+
+ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass")
+RESPONSES = ("take", "pass", "beaver")
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """What the side on roll should do with the cube, and what the opponent should answer.
+
+    ``equities``: cubeful ``(no double, double/take, double/pass)`` from the side on roll, as
+    money equity per unit of the current cube or, in a match, normalised match equity (+1 =
+    winning the current cube value). ``mwc``: the same three as match winning chances in a match
+    (``None`` for money). ``response`` is what the opponent should answer if doubled now;
+    ``raccoon`` whether the side on roll should raccoon if its double were beavered.
+    """
+
+    action: str
+    response: str
+    equities: tuple[float, float, float]
+    probabilities: Probs
+    mwc: tuple[float, float, float] | None = None
+    can_double: bool = True
+    raccoon: bool = False
+    cube_life: float = 0.68
+
+    @property
+    def doubles(self) -> bool:
+        """The side on roll should double now."""
+        return self.action in ("double_take", "double_pass")
+
+    @property
+    def takes(self) -> bool:
+        """The opponent should take (or beaver) a double."""
+        return self.response != "pass"
+
+    @property
+    def equity(self) -> float:
+        """Cubeful equity of the right action for the side on roll."""
+        nd, dt, dp = self.equities
+        if not self.doubles:
+            return nd
+        if self.response == "beaver":
+            return 2.0 * dt
+        return dp if self.response == "pass" else dt
+
+
+def decide(probs: Probs, ctx: CubeContext) -> CubeDecision:
+    """The cube decision for the side on roll from its cubeless probabilities."""
+    probs = check_probs(probs)
+    return decide_from_equities(cubeful(probs, ctx), ctx, probs)
+
+
+def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> CubeDecision:
+    """The cube decision from already computed cubeful equities (see :func:`decide`)."""
+    mwc = None if ctx.is_money else (e.nd_mwc, e.dt_mwc, e.dp_mwc)
+    eq = (e.nd, e.dt, e.dp)
+    if not e.can_double:
+        return CubeDecision(action="no_double", response="take", equities=eq, probabilities=probs,
+                            mwc=mwc, can_double=False, cube_life=ctx.cube_life)
+    nd, dt, dp = eq
+    if dt > dp:
+        response = "pass"
+    elif ctx.is_money and ctx.beavers and dt < 0.0:
+        response = "beaver"
+    else:
+        response = "take"
+    if response == "pass":
+        action = "too_good_pass" if nd > dp else "double_pass"
+    else:
+        got = 2.0 * dt if response == "beaver" else dt
+        if got > nd:
+            action = "double_take"
+        elif nd > dp:
+            action = "too_good_take"
+        else:
+            action = "no_double"
+    raccoon = bool(ctx.is_money and ctx.beavers and ctx.raccoons and dt > 0.0)
+    return CubeDecision(action=action, response=response, equities=eq, probabilities=probs,
+                        mwc=mwc, can_double=True, raccoon=raccoon, cube_life=ctx.cube_life)
+
+
+# -- from a position and a match state ---------------------------------------------------------
+
+
+class ProbabilitySource(Protocol):
+    """Anything with ``probabilities(pos, ply=0)`` (the gbot evaluator)."""
+
+    def probabilities(self, pos: Any, ply: int = 0) -> Any:
+        """Five cubeless probabilities of the side on roll."""
+
+
+def _board_of(pos: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
+    board = getattr(pos, "board", pos)
+    arr = np.asarray(board, dtype=np.int8)
+    if arr.shape != (26,):
+        raise CubeError(f"need a position or a 26-slot board, got {pos!r}")
+    return arr
+
+
+def board_cube_life(board: Any) -> float:
+    """gnubg's cube life (efficiency) for a board seen by the side on roll."""
+    from gbot.core import classify as _classify
+    from gbot.core.board import pips
+
+    arr = _board_of(board)
+    cls = int(_classify.classify(arr))
+    if cls == _classify.RACE:
+        return cube_life("race", pips(arr)[0])
+    if cls in (_classify.BEAROFF, _classify.OVER):
+        return cube_life("bearoff")
+    if cls == _classify.CRASHED:
+        return cube_life("crashed")
+    return cube_life("contact")
+
+
+def context_from_state(state: MatchState, cube_life_value: float = 0.68) -> CubeContext:
+    """The :class:`CubeContext` of a match state, seen by ``state.player_on_roll``."""
+    me = state.player_on_roll
+    rules = state.rules
+    if state.cube_owner == -1:
+        owner = Owner.CENTRE
+    elif state.cube_owner == me:
+        owner = Owner.ME
+    else:
+        owner = Owner.OPPONENT
+    n = state.match_length
+    away = n - state.score[me] if n else 0
+    opp_away = n - state.score[1 - me] if n else 0
+    return CubeContext(
+        match_length=n, away=away, opp_away=opp_away, cube=state.cube_value, owner=owner,
+        crawford=bool(state.crawford) and n > 0, cube_enabled=rules.cube_enabled,
+        cube_cap=rules.cube_cap, end_mode=rules.end_mode, jacoby=rules.jacoby and n == 0,
+        beavers=rules.beavers and n == 0, raccoons=rules.raccoons and n == 0,
+        cube_life=cube_life_value)
+
+
+_shared_lock = threading.Lock()
+_shared: ProbabilitySource | None = None
+
+
+def shared_evaluator() -> ProbabilitySource:
+    """The process-wide :class:`gbot.Evaluator`, created on first use."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from gbot.eval.evaluator import Evaluator  # type: ignore[import-not-found,unused-ignore]
+
+            _shared = Evaluator()
+        return _shared
+
+
+def cube_decision(pos: Any, state: MatchState, ply: int = 0,
+                  evaluator: ProbabilitySource | None = None) -> CubeDecision:
+    """The cube decision for the side on roll of ``pos`` (before it rolls) in ``state``.
+
+    ``pos`` is a :class:`gbot.Position` (or a 26-slot board) seen by ``state.player_on_roll``;
+    ``evaluator`` defaults to a shared :class:`gbot.Evaluator`. Rule switches (cube cap, cube
+    off, end mode, Jacoby, beavers, raccoons) come from ``state.rules``.
+    """
+    ev = evaluator if evaluator is not None else shared_evaluator()
+    ctx = context_from_state(state, board_cube_life(pos))
+    if ply >= 1 and hasattr(ev, "evaluate"):
+        from gbot.cube.lookahead import lookahead_cubeful
+
+        caucasian = bool(getattr(ev, "caucasian", False) or state.rules.caucasian)
+        e, probs = lookahead_cubeful(_board_of(pos), ctx, ev, ply,  # type: ignore[arg-type]
+                                     caucasian=caucasian)
+        return decide_from_equities(e, ctx, check_probs(probs))
+    raw = tuple(float(v) for v in ev.probabilities(pos, ply=ply))
+    if len(raw) != 5 or not all(math.isfinite(v) for v in raw):
+        raise CubeError(f"evaluator returned {raw!r}")
+    return decide((raw[0], raw[1], raw[2], raw[3], raw[4]), ctx)
+
+
+def with_cube_life(ctx: CubeContext, x: float) -> CubeContext:
+    """``ctx`` with another cube life."""
+    return replace(ctx, cube_life=x)
+
+
+__all__ = ["CubeDecision", "decide", "cube_decision", "context_from_state", "board_cube_life",
+           "ACTIONS", "RESPONSES"]

@@ -1,0 +1,172 @@
+"""Cubeful lookahead: cube decisions at ply 1 and deeper.
+
+At ply 0 the cubeful equities come straight from the Janowski-style model of
+:mod:`gbot.cube.cubeful`. At ``ply`` >= 1 the side on roll looks ahead roll by roll, in each cube
+state it is deciding between (no double: the cube as it is; double/take: the opponent owns
+twice the cube):
+
+1. for each of the 21 rolls it plays the best result by 0-ply cubeless equity (a roll that
+   cannot be played passes the turn);
+2. the opponent is then on roll in that cube state and takes its own best cube action (double
+   or not; take, pass or beaver), valued the same way one ply shallower; at ply 0 by the model;
+3. the values are averaged over the rolls, weighted 1/36 for doubles and 2/36 otherwise.
+
+This is the shape of gnubg's n-ply cube analysis, so ``ply=2`` looks as deep as gnubg's 2-ply.
+It sees what the static model cannot: market losers after a roll, and redoubles the opponent
+would make at once (a cube that is dead for the doubler but live for the taker).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.cube.cubeful import CubeContext, CubefulEquities, Owner, Probs, _Model
+from gbot.cube.met import mwc_to_equity
+from gbot.errors import CubeError
+
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+_SWAP = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
+_EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+_INVERT = [0, 3, 4, 1, 2]
+
+
+class BatchEvaluator(Protocol):
+    """What the lookahead needs: ``evaluate(boards, ply) -> float[n, 5]`` (gbot.Evaluator)."""
+
+    def evaluate(self, boards: Any, ply: int = 0) -> npt.NDArray[np.float64]:
+        """Cubeless probabilities of the side to move in each board."""
+
+
+def swap_context(ctx: CubeContext, owner_from_me: Owner, cube: int) -> CubeContext:
+    """The context seen by the opponent, with the cube ``cube`` held as ``owner_from_me``."""
+    return replace(ctx, away=ctx.opp_away, opp_away=ctx.away, cube=cube,
+                   owner=_SWAP[owner_from_me])
+
+
+@dataclass
+class _Node:
+    """A position (side to move about to roll) with its search below it."""
+
+    board: npt.NDArray[np.int8]
+    probs: npt.NDArray[np.float64]
+    life: float
+    children: list[_Node]
+
+
+def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArray[np.int8]]:
+    """For each roll, the legal results flipped to the opponent's view."""
+    from gbot.core.board import flip_py
+    from gbot.core.movegen import legal_boards
+
+    out = []
+    for d1, d2 in ROLLS:
+        res = legal_boards(board, d1, d2, caucasian)
+        if res.shape[0] == 0:
+            res = board.reshape(1, 26)
+        out.append(np.stack([flip_py(r) for r in res]).astype(np.int8))
+    return out
+
+
+def _is_over(board: npt.NDArray[np.int8]) -> bool:
+    return not bool(np.any(board > 0)) or not bool(np.any(board < 0))
+
+
+def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
+           ev: BatchEvaluator, caucasian: bool) -> _Node:
+    from gbot.cube.decision import board_cube_life
+
+    node = _Node(board=board, probs=probs, life=board_cube_life(board), children=[])
+    if ply == 0 or _is_over(board):
+        return node
+    groups = _candidates(board, caucasian)
+    p0 = np.asarray(ev.evaluate(np.concatenate(groups), 0), dtype=np.float64)
+    k = 0
+    picked: list[tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]] = []
+    for g in groups:
+        n = g.shape[0]
+        j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
+        picked.append((g[j], p0[k + j]))
+        k += n
+    for b, p in picked:
+        node.children.append(_build(b, p, ply - 1, ev, caucasian))
+    # The node's own probabilities at this ply: the rolls' average, seen from this side.
+    kids = np.stack([c.probs for c in node.children])[:, _INVERT]
+    kids[:, 0] = 1.0 - kids[:, 0]
+    node.probs = WEIGHTS @ kids
+    return node
+
+
+def _probs(p: npt.NDArray[np.float64]) -> Probs:
+    from gbot.cube.cubeful import check_probs
+
+    return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
+
+
+def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
+    """Cubeful equities of the three cube actions at ``node`` in ``ctx`` (its side on roll)."""
+    from gbot.cube.cubeful import cubeful
+
+    ctx = replace(ctx, cube_life=node.life)
+    if not node.children:
+        return cubeful(_probs(node.probs), ctx)
+    can = ctx.can_double()
+    states = [("nd", ctx.owner, ctx.cube)]
+    if can:
+        states.append(("dt", Owner.OPPONENT, 2 * ctx.cube))
+    raw: dict[str, float] = {}
+    for name, owner, cube in states:
+        opp_ctx = swap_context(ctx, owner, cube)
+        total = 0.0
+        for w, child in zip(WEIGHTS, node.children, strict=True):
+            v = _best_value(child, opp_ctx)
+            total += w * (-v if ctx.is_money else 1.0 - v)
+        raw[name] = total
+    c = ctx.cube
+    nan = float("nan")
+    if ctx.is_money:
+        return CubefulEquities(nd=raw["nd"] / c, dt=raw["dt"] / c if can else nan,
+                               dp=1.0 if can else nan, can_double=can)
+    m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
+    win, lose = m.value(c), m.value(-c)
+    nd_mwc = raw["nd"]
+    dt_mwc = raw["dt"] if can else nan
+    return CubefulEquities(
+        nd=mwc_to_equity(nd_mwc, win, lose),
+        dt=mwc_to_equity(dt_mwc, win, lose) if can else nan,
+        dp=1.0 if can else nan, nd_mwc=nd_mwc, dt_mwc=dt_mwc, dp_mwc=win if can else nan,
+        can_double=can)
+
+
+def _best_value(node: _Node, ctx: CubeContext) -> float:
+    """Points (money) or winning chance (match) of the best cube action at ``node``."""
+    from gbot.cube.decision import decide_from_equities
+
+    e = _equities(node, ctx)
+    d = decide_from_equities(e, ctx, _probs(node.probs))
+    if ctx.is_money:
+        return d.equity * ctx.cube
+    nd, dt, dp = d.mwc if d.mwc is not None else (float("nan"),) * 3
+    if not d.doubles:
+        return nd
+    return dp if d.response == "pass" else dt
+
+
+def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEvaluator,
+                      ply: int = 1, caucasian: bool = False) -> tuple[CubefulEquities, Probs]:
+    """Cubeful no double / double-take / double-pass values by an n-ply cubeful lookahead.
+
+    Also returns the ``ply``-ply cubeless probabilities of the side on roll.
+    """
+    if ply < 1:
+        raise CubeError(f"lookahead needs ply >= 1, got {ply!r}")
+    b = np.ascontiguousarray(board, dtype=np.int8).reshape(26)
+    root = _build(b, np.zeros(5), ply, evaluator, caucasian)
+    return _equities(root, ctx), _probs(root.probs)
+
+
+__all__ = ["lookahead_cubeful", "swap_context", "ROLLS", "WEIGHTS"]

@@ -1,0 +1,119 @@
+"""Resignations: when to accept one, and when (and at which level) to offer one.
+
+Levels follow gnubg's Match ID: 1 single, 2 gammon, 3 backgammon. A resignation at level ``k``
+gives the winner ``k`` times the cube, with the end mode applied (``"single"``: always 1;
+``"gammons"``: a backgammon counts 2) and, in money play under Jacoby with a centred cube, 1.
+
+* Accept exactly when the resignation is worth at least as much as playing on: playing on is
+  the resigner's best cube action now (it may still double), seen from the other side.
+* Offer only when the outcome is certain: the resigner cannot win (its winning chance is
+  below ``eps``; exact tables such as the bear-off databases give 0), at the level of the
+  loss that is certain (a gammon when every loss is a gammon, and so on), lowered to the
+  cheapest level that is worth the same under the rules and the score.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gbot.cube.cubeful import CubeContext, Owner, Probs, _Model, check_probs
+from gbot.cube.decision import decide
+from gbot.errors import CubeError
+
+if TYPE_CHECKING:
+    from gbot.match import MatchState
+
+CERTAIN = 1e-6
+"""Probabilities this close to 0 or 1 count as certain."""
+
+_MULT = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
+
+
+def resignation_points(level: int, ctx: CubeContext) -> int:
+    """Points a resignation at ``level`` (1..3) gives the winner in ``ctx``."""
+    if level not in (1, 2, 3):
+        raise CubeError(f"resignation level must be 1, 2 or 3, got {level!r}")
+    mult = _MULT[ctx.end_mode][level - 1]
+    if ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE:
+        mult = 1
+    return mult * ctx.cube
+
+
+def _resigner_value_of_loss(points: int, ctx: CubeContext) -> float:
+    """Value (money points, or match winning chance) for the resigner of losing ``points``."""
+    if ctx.is_money:
+        return -float(points)
+    return _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx).value(-points)
+
+
+def _resigner_play_on(probs: Probs, ctx: CubeContext) -> float:
+    """The resigner's value of playing on with its best cube action (points or MWC)."""
+    d = decide(probs, ctx)
+    if ctx.is_money:
+        return d.equity * ctx.cube
+    nd, dt, dp = d.mwc if d.mwc is not None else (float("nan"),) * 3
+    if not d.doubles:
+        return nd
+    return dp if d.response == "pass" else dt
+
+
+def should_accept(probs: Probs, ctx: CubeContext, level: int) -> bool:
+    """Whether the side facing a resignation should accept it.
+
+    ``probs`` and ``ctx`` are the resigner's (the side on roll, before it rolls).
+    """
+    probs = check_probs(probs)
+    give = _resigner_value_of_loss(resignation_points(level, ctx), ctx)
+    keep = _resigner_play_on(probs, ctx)
+    # Accept when the resigner gets no more by resigning than by playing on.
+    return give <= keep + 1e-9
+
+
+def resignation_level(probs: Probs, ctx: CubeContext, eps: float = CERTAIN) -> int:
+    """The level to offer (0: none) for the side on roll with ``probs`` in ``ctx``."""
+    win, _wg, _wbg, lg, lbg = check_probs(probs)
+    if win > eps:
+        return 0
+    if lbg >= 1.0 - eps:
+        certain = 3
+    elif lg >= 1.0 - eps:
+        certain = 2
+    else:
+        certain = 1
+    loss = _resigner_value_of_loss(resignation_points(certain, ctx), ctx)
+    for level in range(1, certain + 1):
+        if _resigner_value_of_loss(resignation_points(level, ctx), ctx) <= loss + 1e-12:
+            return level
+    return certain
+
+
+def _probs_and_context(pos: Any, state: MatchState, ply: int,
+                       evaluator: Any) -> tuple[Probs, CubeContext]:
+    from gbot.cube.decision import board_cube_life, context_from_state, shared_evaluator
+
+    ev = evaluator if evaluator is not None else shared_evaluator()
+    raw = tuple(float(v) for v in ev.probabilities(pos, ply=ply))
+    probs = check_probs((raw[0], raw[1], raw[2], raw[3], raw[4]))
+    return probs, context_from_state(state, board_cube_life(pos))
+
+
+def accept_resignation(pos: Any, state: MatchState, level: int | None = None, ply: int = 0,
+                       evaluator: Any = None) -> bool:
+    """Whether to accept the resignation offered by the side on roll of ``pos`` in ``state``.
+
+    ``pos`` is seen by ``state.player_on_roll`` (the resigner); ``level`` defaults to
+    ``state.resign_offered``.
+    """
+    lvl = state.resign_offered if level is None else level
+    probs, ctx = _probs_and_context(pos, state, ply, evaluator)
+    return should_accept(probs, ctx, lvl)
+
+
+def offer_resignation(pos: Any, state: MatchState, ply: int = 0, evaluator: Any = None) -> int:
+    """The resignation the side on roll of ``pos`` should offer now: 0 (none), 1, 2 or 3."""
+    probs, ctx = _probs_and_context(pos, state, ply, evaluator)
+    return resignation_level(probs, ctx)
+
+
+__all__ = ["should_accept", "resignation_level", "resignation_points", "accept_resignation",
+           "offer_resignation", "CERTAIN"]
