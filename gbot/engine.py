@@ -8,18 +8,19 @@ side that must decide ("me"):
 * :meth:`Engine.cube_action` ``(pos, state)``: I am on roll, before rolling: double or roll.
 * :meth:`Engine.respond_double` ``(pos, state)``: the opponent doubled; ``pos`` is still seen
   by me (as if I were on roll), ``state`` is the :class:`~gbot.match.MatchState` with the
-  double pending (``player_to_act`` is me).
+  double pending.
 * :meth:`Engine.resign_offer` ``(pos, state)``: 0 (play on), 1, 2 or 3 (single, gammon,
   backgammon) when the game is lost beyond doubt.
 * :meth:`Engine.accept_resignation` ``(pos, state, level)``: the opponent offers ``level``.
 
-In every ``state`` the deciding player is ``state.player_to_act``.
+In every ``state`` the deciding player is ``state.player_to_act``; the rule switches a board
+line cannot carry come from :attr:`Engine.rules`.
 
 The engine is built on :class:`gbot.Evaluator` (checker play, cubeless probabilities) and
-:func:`gbot.cube_decision` (cube actions) when those modules are installed; without them it
-falls back to a small hand-written evaluation (pip race, blots, points) that plays legal,
-sensible backgammon and doubles only where it is automatic (the trailer after Crawford).
-:attr:`Engine.backend` says which one is in use.
+:mod:`gbot.cube.decision` (cube actions) when the evaluator's networks are installed; without
+them it falls back to a small hand-written evaluation (pip race, blots, points) that plays
+legal, sensible backgammon, takes by the race and doubles only where it is automatic (the
+trailer after the Crawford game). :attr:`Engine.backend` says which one is in use.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
-from gbot.core.board import Board, pips
+from gbot.core.board import Board
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Play, Position
 
@@ -43,10 +45,6 @@ Probabilities = tuple[float, float, float, float, float]
 """Cubeless ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` of the side on
 roll; the gammon figures include the backgammons."""
 
-RESIGN_MARGIN = 0.002
-"""Resign only when the chance of doing better than the offered result is below this."""
-
-
 def cubeless_equity(p: Sequence[float]) -> float:
     """Cubeless money equity of probabilities ``p`` (points per unit stake)."""
     win, wg, wbg, lg, lbg = (float(x) for x in p[:5])
@@ -56,9 +54,10 @@ def cubeless_equity(p: Sequence[float]) -> float:
 class Engine:
     """Decisions for one player under one set of rules, at a fixed look-ahead (``ply``).
 
-    ``evaluator`` defaults to :class:`gbot.Evaluator` when it is available. ``rules`` are the
-    switches a board line cannot carry (Jacoby, beavers, cube cap, game-end mode, Caucasian);
-    :meth:`with_rules` gives a copy with other switches.
+    ``evaluator`` defaults to :class:`gbot.Evaluator` when its networks are installed.
+    ``rules`` are the switches a board line cannot carry (Jacoby, beavers, cube cap, game-end
+    mode, Caucasian); :meth:`with_rules` gives a copy under other switches. An engine keeps
+    no game state; one instance may serve many games, one question at a time.
     """
 
     def __init__(self, evaluator: Any | None = None, ply: int = 0,
@@ -70,13 +69,14 @@ class Engine:
         self.evaluator = (evaluator if evaluator is not None
                           else _default_evaluator(self.rules.caucasian))
         self._cube = _cube_module()
+        self._memo: tuple[bytes, int, Probabilities] | None = None
 
     @property
     def backend(self) -> str:
         """``"evaluator"`` or ``"heuristic"`` (the built-in fallback), plus the cube source."""
-        play = "evaluator" if self.evaluator is not None else "heuristic"
-        cube = "cube" if self._cube is not None else "heuristic-cube"
-        return f"{play}+{cube}"
+        if self.evaluator is None:
+            return "heuristic"
+        return "evaluator+cube" if self._cube is not None else "evaluator"
 
     def with_rules(self, rules: Rules) -> Engine:
         """The same engine (shared evaluator) under other rule switches."""
@@ -88,57 +88,69 @@ class Engine:
     # --- checker play ---------------------------------------------------------------------
     def choose_play(self, pos: Position, dice: Sequence[int]) -> Play | None:
         """The best legal play of ``dice`` in ``pos`` (I am on roll), or None when none exists."""
-        plays = pos.legal_plays(dice, caucasian=self.rules.caucasian)
-        if not plays:
-            return None
-        if len(plays) == 1:
-            return plays[0]
+        d = (int(dice[0]), int(dice[1]))
         ev = self.evaluator
         if (ev is not None and hasattr(ev, "best_play")
                 and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
-            chosen = ev.best_play(pos, tuple(int(d) for d in dice), self.ply)
-            if chosen is not None:
-                return _as_play(chosen, plays)
-        if ev is not None and hasattr(ev, "probabilities"):
-            # the opponent is on roll after my play: minimise their equity
-            scores = [cubeless_equity(ev.probabilities(p.position.swapped(), 0)) for p in plays]
-            return plays[int(np.argmin(scores))]
-        scores = [_heuristic_score(p.position.board) for p in plays]
-        return plays[int(np.argmax(scores))]
+            return ev.best_play(pos, d, self.ply)   # type: ignore[no-any-return]
+        from gbot.core.movegen import legal_plays_raw
+
+        results, steps = legal_plays_raw(pos.board, d[0], d[1], self.rules.caucasian)
+        if results.shape[0] == 0:
+            return None
+        if results.shape[0] == 1:
+            best = 0
+        elif ev is not None:
+            # after my play the opponent is on roll: minimise their equity
+            opp = np.ascontiguousarray(-results[:, ::-1])
+            best = int(np.argmin(_equities(ev.evaluate(opp, 0))))
+        else:
+            best = int(np.argmax(_heuristic_scores(results)))
+        st = steps[best]
+        seq = tuple((int(st[2 * k]), int(st[2 * k + 1])) for k in range(st.shape[0] // 2)
+                    if st[2 * k])
+        return Play(pos, d, seq, Position(results[best]))
 
     # --- evaluation -------------------------------------------------------------------------
     def probabilities(self, pos: Position, ply: int | None = None) -> Probabilities:
-        """Cubeless probabilities of ``pos`` for the side on roll."""
+        """Cubeless probabilities of ``pos`` for the side on roll (the last one is remembered,
+        so the several questions about one position cost one evaluation)."""
         ply = self.ply if ply is None else ply
+        key = pos.board.tobytes()
+        memo = self._memo
+        if memo is not None and memo[0] == key and memo[1] == ply:
+            return memo[2]
         b = pos.board
         mine, theirs = _checkers_left(b)
         if theirs == 0:
-            return (0.0, 0.0, 0.0, 0.0, 0.0)
-        if mine == 0:
-            return (1.0, 0.0, 0.0, 0.0, 0.0)
-        if self.evaluator is not None:
-            p = self.evaluator.probabilities(pos, ply)
-            return (float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4]))
-        return _race_probabilities(b)
+            p: Probabilities = (0.0, 0.0, 0.0, 0.0, 0.0)
+        elif mine == 0:
+            p = (1.0, 0.0, 0.0, 0.0, 0.0)
+        elif self.evaluator is not None:
+            raw = self.evaluator.probabilities(pos, ply)
+            p = (float(raw[0]), float(raw[1]), float(raw[2]), float(raw[3]), float(raw[4]))
+        else:
+            p = _race_probabilities(b)
+        self._memo = (key, ply, p)
+        return p
 
     def equity(self, pos: Position, state: MatchState, ply: int | None = None,
                cubeful: bool = True) -> float:
         """Equity of ``pos`` for the side to act, as if on roll: money points per unit cube, or
         in match play the match-winning chance. Cubeful when asked and the cube module exists."""
         p = self.probabilities(pos, ply)
-        me = state.player_to_act
-        st = self._state(replace(state, player_on_roll=me, double_offered=False))
         cube = self._cube
         if cube is None:
             return cubeless_equity(p)
-        from gbot.cube import cubeful as cf
+        from gbot.cube.cubeful import cubeful_mwc, cubeless_mwc, money_equity
 
+        st = self._mine(state)
         ctx = cube.context_from_state(st, cube.board_cube_life(pos))
         if st.match_length > 0:
-            return float(cf.cubeful_mwc(p, ctx) if cubeful else cf.cubeless_mwc(p, ctx))
+            return float(cubeful_mwc(p, ctx) if cubeful else cubeless_mwc(p, ctx))
         if cubeful:
             return float(cube.decide(p, ctx).equity)
-        return float(cf.money_equity(p, st.rules.end_mode))
+        return float(money_equity(p, st.rules.end_mode))
 
     # --- cube ---------------------------------------------------------------------------
     def cube_action(self, pos: Position, state: MatchState) -> CubeAction:
@@ -148,7 +160,7 @@ class Engine:
         if not state.may_double(me):
             return "roll"
         if self._cube is not None and self.evaluator is not None:
-            d = self._cube.cube_decision(pos, state, self.ply, evaluator=self.evaluator)
+            d = self._decision(pos, self._mine(state))
             return "double" if d.doubles else "roll"
         if state.match_length > 0 and state.post_crawford and state.score[me] < state.score[1 - me]:
             return "double" if state.cube_value == 1 else "roll"   # the trailer's free double
@@ -158,14 +170,23 @@ class Engine:
         """``"take"``, ``"drop"`` or ``"beaver"`` when the opponent has doubled me."""
         state = self._state(state)
         if self._cube is not None and self.evaluator is not None:
-            doubler = replace(state, player_on_roll=1 - state.player_to_act)
-            d = self._cube.cube_decision(pos.swapped(), doubler, self.ply,
-                                         evaluator=self.evaluator)
+            doubler = replace(state, player_on_roll=1 - state.player_to_act,
+                              double_offered=False)
+            d = self._decision(pos.swapped(), doubler)
             if d.response == "beaver":
                 return "beaver" if self._may_beaver(state) else "take"
             return "drop" if d.response == "pass" else "take"
         win = self.probabilities(pos)[0]
         return "take" if win >= 0.25 else "drop"
+
+    def _decision(self, pos: Position, on_roll: MatchState) -> Any:
+        """The cube module's decision for the side on roll of ``pos`` in ``on_roll``."""
+        cube = self._cube
+        assert cube is not None
+        if self.ply > 0:
+            return cube.cube_decision(pos, on_roll, self.ply, evaluator=self.evaluator)
+        ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
+        return cube.decide(self.probabilities(pos), ctx)
 
     def _may_beaver(self, state: MatchState) -> bool:
         r = state.rules
@@ -176,54 +197,55 @@ class Engine:
     def resign_offer(self, pos: Position, state: MatchState) -> int:
         """0 to play on, else the result I give up: 1 single, 2 gammon, 3 backgammon.
 
-        Only offered when the game is lost beyond reasonable doubt (built-in evaluation: never),
-        and at the smallest level that is still certain.
+        Only when the loss is certain (never with the built-in evaluation), at the cheapest
+        level worth the same under the rules and the score (:mod:`gbot.cube.resign`).
         """
-        if self.evaluator is None:
+        if self.evaluator is None or self._cube is None:
             return 0
-        state = self._state(state)
-        win, _wg, _wbg, lg, lbg = self.probabilities(pos)
-        if win > RESIGN_MARGIN:
+        from gbot.cube.resign import resignation_level
+
+        p = self.probabilities(pos)
+        if p[0] > 0.01:
             return 0
-        counted = self._counted_levels(state)
-        if counted >= 3 and lbg > 1.0 - RESIGN_MARGIN:
-            return 3
-        if counted >= 3 and lbg > RESIGN_MARGIN:
-            return 0
-        if counted >= 2 and lg > 1.0 - RESIGN_MARGIN:
-            return 2
-        if counted >= 2 and lg > RESIGN_MARGIN:
-            return 0
-        return 1
+        st = self._mine(state)
+        ctx = self._cube.context_from_state(st, self._cube.board_cube_life(pos))
+        return int(resignation_level(p, ctx))
 
     def accept_resignation(self, pos: Position, state: MatchState, level: int) -> bool:
-        """Whether to accept the opponent's offer to lose ``level`` (1, 2 or 3) now."""
+        """Whether to accept the opponent's offer to lose ``level`` (1, 2 or 3) now.
+
+        Accepted when the offer is worth at least what the opponent (taken to be on roll) can
+        expect by playing on with its best cube action (:mod:`gbot.cube.resign`); without the
+        cube module, by cubeless money equity.
+        """
         if level not in (1, 2, 3):
             raise ValueError(f"resignation level must be 1, 2 or 3, got {level!r}")
         state = self._state(state)
+        if self._cube is not None:
+            from gbot.cube.resign import should_accept
+
+            resigner = pos.swapped()
+            st = replace(state, player_on_roll=1 - state.player_to_act, double_offered=False)
+            ctx = self._cube.context_from_state(st, self._cube.board_cube_life(resigner))
+            return bool(should_accept(self.probabilities(resigner), ctx, level))
         counted = self._counted_levels(state)
-        offered = min(level, counted)
         win, wg, wbg, lg, lbg = self.probabilities(pos)
-        # what playing on is worth, with gammons counted as the rules count them
         value = 2.0 * win - 1.0
         if counted >= 2:
             value += wg - lg
         if counted >= 3:
             value += wbg - lbg
-        if state.match_length > 0:
-            return offered >= value - 1e-9 or _wins_match(state, offered)
-        return offered >= value - 1e-9
+        return min(level, counted) >= value - 1e-9
 
     def _counted_levels(self, state: MatchState) -> int:
-        """How many of single/gammon/backgammon count now (Jacoby, end mode, match)."""
+        """How many of single/gammon/backgammon count now (Jacoby, end mode, match score)."""
         r = state.rules
         counted = r.max_end_multiplier
         if state.match_length == 0 and r.jacoby and state.cube_owner == CENTRE:
             counted = 1
         if state.match_length > 0:
             me = state.player_to_act
-            need = state.match_length - state.score[1 - me]
-            if need <= state.cube_value:
+            if state.match_length - state.score[1 - me] <= state.cube_value:
                 counted = 1      # the opponent wins the match with a single game
         return counted
 
@@ -232,6 +254,13 @@ class Engine:
         if state.rules == self.rules:
             return state
         return replace(state, rules=self.rules)
+
+    def _mine(self, state: MatchState) -> MatchState:
+        """``state`` with the deciding player on roll and no double pending."""
+        st = self._state(state)
+        if st.player_on_roll == st.player_to_act and not st.double_offered:
+            return st
+        return replace(st, player_on_roll=st.player_to_act, double_offered=False)
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -256,26 +285,13 @@ def _cube_module() -> Any | None:
         from gbot.cube import decision
     except ImportError:
         return None
-    return decision if hasattr(decision, "cube_decision") else None
+    return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
 
 
-def _as_play(chosen: Any, plays: list[Play]) -> Play:
-    """The evaluator's answer (a Play, a Position or a board) as one of ``plays``."""
-    if isinstance(chosen, Play):
-        target = chosen.position
-    elif isinstance(chosen, Position):
-        target = chosen
-    else:
-        target = Position(np.asarray(chosen))
-    for p in plays:
-        if p.position == target:
-            return p
-    raise RuntimeError(f"the evaluator chose a play that is not legal: {chosen!r}")
-
-
-def _wins_match(state: MatchState, offered: int) -> bool:
-    me = state.player_to_act
-    return state.score[me] + offered * state.cube_value >= state.match_length
+def _equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    p = np.asarray(probs, dtype=np.float64)
+    out: npt.NDArray[np.float64] = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+    return out
 
 
 def _checkers_left(b: Board) -> tuple[int, int]:
@@ -287,7 +303,10 @@ def _checkers_left(b: Board) -> tuple[int, int]:
 
 def _race_probabilities(b: Board) -> Probabilities:
     """A crude cubeless estimate from the pip counts (side on roll), no gammons."""
-    mine, theirs = pips(b)
+    arr = b.astype(np.int64)
+    idx = np.arange(26)
+    mine = float((np.clip(arr[1:25], 0, None) * idx[1:25]).sum() + 25 * arr[25])
+    theirs = float((np.clip(-arr[1:25], 0, None) * (25 - idx[1:25])).sum() - 25 * arr[0])
     lead = theirs - mine + 4.0          # being on roll is worth about 4 pips
     spread = max(4.0, 0.9 * math.sqrt(mine + theirs))
     win = 0.5 * (1.0 + math.erf(lead / (spread * math.sqrt(2.0))))
@@ -295,32 +314,36 @@ def _race_probabilities(b: Board) -> Probabilities:
     return (win, 0.0, 0.0, 0.0, 0.0)
 
 
-def _heuristic_score(b: Board) -> float:
-    """Score of the board after my play (still my view; the opponent rolls next).
+_POINT = np.arange(1, 25)
+_MADE_WEIGHT = np.where(_POINT <= 7, 1.2, 0.5)
+# _REACH[j, i]: an opponent checker on my point j + 1 can hit my point i + 1 with one roll
+_REACH = ((_POINT[:, None] < _POINT[None, :]) & (_POINT[None, :] - _POINT[:, None] <= 11))
 
-    Higher is better: the pip lead, opponent checkers on the bar, made points (home board and
-    the bar point most), checkers borne off, minus blots the opponent can reach.
+
+def _heuristic_scores(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """Scores of boards after my play (my view; the opponent rolls next). Higher is better.
+
+    The pip lead, opponent checkers sent to the bar, made points (home board and bar point
+    most), checkers borne off, minus blots the opponent can reach with one roll.
     """
-    arr = [int(v) for v in b]
-    mine, theirs = pips(b)
-    score = 0.08 * (theirs - mine)
-    score += 2.0 * (-arr[0])
-    opp_behind = [i for i in range(1, 25) if arr[i] < 0]
-    contact = bool(opp_behind) and (arr[25] > 0 or min(opp_behind) < max(
-        (i for i in range(1, 25) if arr[i] > 0), default=0))
-    mine_left = sum(v for v in arr[1:25] if v > 0) + arr[25]
-    score += 0.4 * (15 - mine_left)
-    for i in range(1, 25):
-        v = arr[i]
-        if v >= 2:
-            score += 1.2 if i <= 7 else 0.5
-            if i <= 6 and v > 3:
-                score -= 0.2 * (v - 3)
-        elif v == 1 and contact:
-            # opponent checkers (or the bar) that could hit this blot with one roll
-            shooters = sum(-arr[j] for j in range(1, i) if arr[j] < 0 and i - j <= 11)
-            if arr[0] < 0 and i <= 11:
-                shooters += -arr[0]
-            if shooters:
-                score -= 1.0 + 0.15 * min(shooters, 6) + (0.5 if i <= 12 else 0.0)
-    return score
+    b = boards.astype(np.int64)
+    pts = b[:, 1:25]
+    mine = np.clip(pts, 0, None)
+    theirs = np.clip(-pts, 0, None)
+    my_pips = (mine * _POINT).sum(axis=1) + 25 * b[:, 25]
+    opp_pips = (theirs * (25 - _POINT)).sum(axis=1) - 25 * b[:, 0]
+    opp_bar = -b[:, 0]
+    score = 0.08 * (opp_pips - my_pips) + 2.0 * opp_bar
+    score = score + 0.4 * (15 - mine.sum(axis=1) - b[:, 25])
+    score = score + ((pts >= 2) * _MADE_WEIGHT).sum(axis=1)
+    score = score - 0.2 * (np.clip(pts[:, :6] - 3, 0, None)).sum(axis=1)
+    # contact: an opponent checker (or the bar) below my rearmost checker
+    my_top = np.where(b[:, 25] > 0, 25, np.max(np.where(pts > 0, _POINT, 0), axis=1))
+    opp_low = np.where(opp_bar > 0, 0, np.min(np.where(pts < 0, _POINT, 99), axis=1))
+    contact = opp_low < my_top
+    shooters = theirs @ _REACH + np.where(_POINT <= 11, 1, 0)[None, :] * opp_bar[:, None]
+    blot = (pts == 1) & (shooters > 0) & contact[:, None]
+    penalty = 1.0 + 0.15 * np.minimum(shooters, 6) + np.where(_POINT <= 12, 0.5, 0.0)
+    score = score - (blot * penalty).sum(axis=1)
+    out: npt.NDArray[np.float64] = score.astype(np.float64)
+    return out

@@ -3,18 +3,17 @@
 :class:`Server` listens on TCP (``HOST:PORT``) or on a Unix-domain socket (a path, which gnubg
 1.07 accepts as an external address), gives every connection its own
 :class:`~gbot.protocols.gnubg_external.Session` and answers each request line with
-:func:`~gbot.protocols.gnubg_external.handle_line`. All engine work runs on one worker thread,
-so the event loop keeps accepting and reading while a decision is computed, and connections
-never share mutable state. A connection that sends an over-long line gets one ``Error:`` reply
-for it; one that sends garbage or vanishes mid-line is closed alone.
+:func:`~gbot.protocols.gnubg_external.handle_line`. Each connection has its own thread (plain
+blocking sockets, ``TCP_NODELAY``: the shortest round trip), and engine work is serialised by
+one lock. A connection that sends an over-long line gets one ``Error:`` reply for it; one that
+sends garbage or vanishes mid-line is closed alone.
 
-:func:`serve` runs a server until SIGINT or SIGTERM; :class:`BackgroundServer` runs one on a
-thread (tests, benchmarks, ``scripts/run``).
+:func:`serve` runs a server until SIGINT or SIGTERM; :class:`BackgroundServer` runs one in the
+background (tests, benchmarks, ``scripts/run``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -23,7 +22,6 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from gbot.engine import Engine
@@ -63,10 +61,12 @@ def parse_address(text: str) -> Address:
 
 
 class Server:
-    """An asyncio server answering gnubg's external-player protocol with ``engine``.
+    """A threaded server answering gnubg's external-player protocol with ``engine``.
 
-    ``engine_factory`` gives each connection its engine (default: share ``engine``; the engine
-    holds no per-game state). Call :meth:`start` then :meth:`wait_closed`, or use :func:`serve`.
+    One thread accepts, one thread per connection reads, frames and answers; engine work is
+    serialised by one lock (the engine and the move generator's scratch space are shared).
+    ``engine_factory`` gives each connection its engine (default: share ``engine``; it holds
+    no per-game state). :meth:`start` binds and returns at once; :meth:`close` stops everything.
     """
 
     def __init__(self, address: Address, engine: Engine,
@@ -74,67 +74,108 @@ class Server:
         self.address = address
         self.engine = engine
         self._factory = engine_factory or (lambda: engine)
-        self._server: asyncio.AbstractServer | None = None
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gbot-engine")
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()          # engine work, one question at a time
+        self._conns: dict[int, socket.socket] = {}
+        self._conns_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
         self._conn_ids = 0
         self.bound: Address | None = None
         self.stats = {"connections": 0, "requests": 0, "errors": 0}
 
-    async def start(self) -> Address:
-        """Bind and listen; returns the bound address (the real port when 0 was asked)."""
+    def start(self) -> Address:
+        """Bind, listen and start accepting; returns the bound address (the real port when 0
+        was asked)."""
         addr = self.address
         if addr.path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                if os.path.exists(addr.path) and _is_socket(addr.path):
-                    os.unlink(addr.path)
-            self._server = await asyncio.start_unix_server(self._client, path=addr.path,
-                                                           limit=MAX_FRAME)
+            if os.path.exists(addr.path) and _is_socket(addr.path):
+                os.unlink(addr.path)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.bind(addr.path)
             self.bound = addr
         else:
-            self._server = await asyncio.start_server(self._client, host=addr.host,
-                                                      port=addr.port, limit=MAX_FRAME,
-                                                      reuse_address=True)
-            port = self._server.sockets[0].getsockname()[1]
-            self.bound = Address(host=addr.host, port=int(port))
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((addr.host, addr.port))
+            except OSError:
+                sock.close()
+                raise
+            self.bound = Address(host=addr.host, port=int(sock.getsockname()[1]))
+        sock.listen(16)
+        sock.settimeout(0.2)
+        self._sock = sock
+        t = threading.Thread(target=self._accept_loop, name="gbot-accept", daemon=True)
+        t.start()
+        self._threads.append(t)
         log.info("listening on %s (engine %s, ply %d)", self.bound, self.engine.backend,
                  self.engine.ply)
         return self.bound
 
-    async def close(self) -> None:
-        """Stop listening, close every connection, stop the worker."""
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-        for w in list(self._writers):
-            with contextlib.suppress(Exception):
-                w.close()
-        self._worker.shutdown(wait=False, cancel_futures=True)
+    def close(self) -> None:
+        """Stop listening, close every connection, wait for the threads."""
+        self._stop.set()
+        with self._conns_lock:
+            conns = list(self._conns.values())
+        for c in conns:
+            with contextlib.suppress(OSError):
+                c.shutdown(socket.SHUT_RDWR)
+        for t in list(self._threads):
+            t.join(5)
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
         if self.address.path is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.address.path)
         log.info("stopped after %d connections, %d requests, %d error replies",
                  self.stats["connections"], self.stats["requests"], self.stats["errors"])
 
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._conn_ids += 1
-        cid = self._conn_ids
-        self.stats["connections"] += 1
-        self._writers.add(writer)
-        peer = writer.get_extra_info("peername") or "unix"
+    def _accept_loop(self) -> None:
+        assert self._sock is not None
+        while not self._stop.is_set():
+            try:
+                conn, peer = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                if self._stop.is_set():
+                    break
+                time.sleep(0.05)
+                continue
+            try:
+                conn.settimeout(None)
+                if conn.family == socket.AF_INET:
+                    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:          # reset before we got to it
+                conn.close()
+                continue
+            self._conn_ids += 1
+            cid = self._conn_ids
+            with self._conns_lock:
+                self._conns[cid] = conn
+            self.stats["connections"] += 1
+            t = threading.Thread(target=self._client, args=(cid, conn, peer or "unix"),
+                                 name=f"gbot-conn-{cid}", daemon=True)
+            self._threads = [x for x in self._threads if x.is_alive()]
+            self._threads.append(t)
+            t.start()
+
+    def _client(self, cid: int, conn: socket.socket, peer: object) -> None:
         log.info("#%d connected from %s", cid, peer)
         session = Session(self._factory())
-        loop = asyncio.get_running_loop()
         buf = bytearray()
         dropping = False
         try:
-            while True:
-                data = await reader.read(65536)
+            while not self._stop.is_set():
+                data = conn.recv(65536)
                 if not data:
                     break
                 buf += data
-                while True:
+                out: list[bytes] = []
+                end = False
+                while not end:
                     nl = buf.find(b"\n")
                     if nl < 0:
                         if len(buf) > MAX_FRAME:
@@ -146,32 +187,31 @@ class Server:
                     if dropping:
                         dropping = False
                         reply: str | None = f"Error: request longer than {MAX_FRAME} bytes"
-                        end = False
-                        self.stats["errors"] += 1
                     else:
                         t0 = time.perf_counter()
-                        reply, end = await loop.run_in_executor(self._worker, handle_line,
-                                                                session, raw)
-                        log.debug("#%d %r -> %r (%.1f ms)", cid, raw[:300], reply,
-                                  1000 * (time.perf_counter() - t0))
-                        if reply is not None and reply.startswith("Error"):
-                            self.stats["errors"] += 1
+                        with self._lock:
+                            reply, end = handle_line(session, raw)
+                        if log.isEnabledFor(logging.DEBUG):
+                            log.debug("#%d %r -> %r (%.2f ms)", cid, raw[:300], reply,
+                                      1000 * (time.perf_counter() - t0))
                     self.stats["requests"] += 1
                     if reply is not None:
-                        writer.write(reply.encode("utf-8", "replace") + b"\n")
-                        await writer.drain()
-                    if end:
-                        return
-        except (ConnectionError, OSError) as exc:
+                        if reply.startswith("Error"):
+                            self.stats["errors"] += 1
+                        out.append(reply.encode("utf-8", "replace") + b"\n")
+                if out:
+                    conn.sendall(b"".join(out))
+                if end:
+                    break
+        except OSError as exc:
             log.info("#%d connection lost: %s", cid, exc)
-        except asyncio.CancelledError:
-            pass
         except Exception:  # never let one client take the server down
             log.exception("#%d unexpected failure", cid)
         finally:
-            self._writers.discard(writer)
-            with contextlib.suppress(Exception):
-                writer.close()
+            with self._conns_lock:
+                self._conns.pop(cid, None)
+            with contextlib.suppress(OSError):
+                conn.close()
             log.info("#%d closed after %d requests", cid, session.requests)
 
 
@@ -198,26 +238,26 @@ def serve(address: Address, engine: Engine, *,
           on_ready: Callable[[Address], None] | None = None) -> int:
     """Run a server until SIGINT or SIGTERM; returns 0 after a clean stop."""
     _warm(engine)
-
-    async def main() -> None:
-        server = Server(address, engine)
-        bound = await server.start()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+    server = Server(address, engine)
+    bound = server.start()
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
         if on_ready is not None:
             on_ready(bound)
-        await stop.wait()
+        while not stop.wait(0.5):
+            pass
         log.info("signal received, stopping")
-        await server.close()
-
-    asyncio.run(main())
+    finally:
+        server.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
 
 
 class BackgroundServer:
-    """A :class:`Server` on its own thread and event loop, as a context manager.
+    """A :class:`Server` started in the background, as a context manager.
 
     ``with BackgroundServer(Engine()) as srv: ... srv.address`` (TCP on an ephemeral port of
     127.0.0.1 unless ``address`` is given).
@@ -227,38 +267,12 @@ class BackgroundServer:
         self.engine = engine
         self.requested = address or Address("127.0.0.1", 0)
         self.address: Address = self.requested
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
         self._server: Server | None = None
-        self._stop: asyncio.Event | None = None
 
     def __enter__(self) -> BackgroundServer:
         _warm(self.engine)
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            async def main() -> None:
-                self._server = Server(self.requested, self.engine)
-                self._stop = asyncio.Event()
-                try:
-                    self.address = await self._server.start()
-                except BaseException as exc:
-                    failure.append(exc)
-                    ready.set()
-                    return
-                self._loop = asyncio.get_running_loop()
-                ready.set()
-                await self._stop.wait()
-                await self._server.close()
-
-            asyncio.run(main())
-
-        self._thread = threading.Thread(target=run, name="gbot-server", daemon=True)
-        self._thread.start()
-        ready.wait(30)
-        if failure:
-            raise failure[0]
+        self._server = Server(self.requested, self.engine)
+        self.address = self._server.start()
         return self
 
     @property
@@ -267,10 +281,8 @@ class BackgroundServer:
         return dict(self._server.stats) if self._server else {}
 
     def __exit__(self, *exc: object) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread is not None:
-            self._thread.join(10)
+        if self._server is not None:
+            self._server.close()
 
 
 def connect(address: Address, timeout: float = 10.0) -> socket.socket:

@@ -94,8 +94,14 @@ def assert_one_line(reply: str | None) -> None:
     assert len(reply.encode()) <= MAX_REPLY
 
 
+RESIGNS = ("resign", "resign gammon", "resign backgammon")
+
+
 def assert_legal_move(line: str, reply: str) -> None:
-    """``reply`` is one complete legal play of the line's roll (empty only if none exists)."""
+    """``reply`` is one complete legal play of the line's roll (empty only if none exists),
+    or a resignation."""
+    if reply in RESIGNS:
+        return
     fb = parse_fibs_board(line.strip("\x00"))
     plays = fb.position.legal_plays(fb.dice)
     if not plays:
@@ -263,13 +269,18 @@ def _vectors() -> list[dict[str, object]]:
 
 def test_every_referee_vector_gets_a_valid_reply(engine: Engine) -> None:
     session = Session(engine)
-    counts = {"move": 0, "empty": 0, "cube": 0, "take": 0}
+    counts = {"move": 0, "empty": 0, "cube": 0, "take": 0, "resign": 0}
     for vec in _vectors():
         line, gnubg_reply = str(vec["line"]), str(vec["reply"]).strip()
         reply = ask(session, "\x00" + line)
         assert_one_line(reply)
         assert reply is not None
-        if vec["question"] == "move":
+        if reply in RESIGNS:
+            assert vec["question"] != "take_or_drop"
+            fb = parse_fibs_board(line)
+            assert engine.probabilities(fb.position)[0] < 0.01, line
+            counts["resign"] += 1
+        elif vec["question"] == "move":
             assert_legal_move(line, reply)
             assert (reply == "") == (gnubg_reply == ""), line       # empty exactly when gnubg's is
             counts["empty" if not reply else "move"] += 1
@@ -279,7 +290,8 @@ def test_every_referee_vector_gets_a_valid_reply(engine: Engine) -> None:
         else:
             assert reply in ("take", "drop"), line                  # no beavers in these sessions
             counts["take"] += 1
-    assert counts == {"move": 921, "empty": 86, "cube": 458, "take": 35}
+    assert counts["move"] + counts["empty"] + counts["cube"] + counts["resign"] == 921 + 86 + 458
+    assert counts["take"] == 35 and counts["empty"] <= 86 and counts["resign"] < 60
 
 
 # --- golden transcripts ------------------------------------------------------------------------
@@ -331,9 +343,9 @@ def test_referee_transcript_replay(engine: Engine, name: str) -> None:
         if fb.question == "move":
             assert_legal_move(request.decode(), gnubg.strip())
             assert_legal_move(request.decode(), ours)
-            assert (ours == "") == (gnubg.strip() == "")
+            assert (ours == "") == (gnubg.strip() == "") or ours in RESIGNS
         elif fb.question == "double_or_roll":
-            assert gnubg in ("roll", "double") and ours in ("roll", "double")
+            assert gnubg in ("roll", "double") and ours in ("roll", "double", *RESIGNS)
         else:
             assert gnubg in ("take", "drop", "beaver") and ours in ("take", "drop", "beaver")
         n += 1
@@ -384,7 +396,7 @@ def test_server_transcript_replay(engine: Engine) -> None:
                 assert_legal_move(head, g_lines[0].strip())
                 assert_legal_move(head, reply)
             elif fb.question == "double_or_roll":
-                assert reply in ("roll", "double") and g_lines[0] in ("roll", "double")
+                assert reply in ("roll", "double", *RESIGNS) and g_lines[0] in ("roll", "double")
             else:
                 assert reply in ("take", "drop", "beaver") and g_lines[0] == "take"
     assert seen >= 35

@@ -28,6 +28,7 @@ from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
+    from gbot.position import Position
 
 __all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line"]
 
@@ -178,16 +179,16 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
         state = replace(state, crawford=False)
     pos = fb.position
     if evaluation:
-        answer = _evaluation(engine, fb, state, opts)
+        answer = _evaluation(engine, pos, state, opts)
     elif opts.resignation:
         answer = "accept" if engine.accept_resignation(pos, state, opts.resignation) else "reject"
     elif beavered:
         # the opponent beavered my double: take the 4-cube or pass (no raccoons)
         answer = "drop" if engine.respond_double(pos, state) == "drop" else "take"
     else:
-        answer = _decide(session, engine, fb, state, line)
+        answer = _decide(session, engine, fb, pos, state, line)
     if session.debug:
-        return "\n".join(_debug_lines(fb, state, rules, opts) + [answer])
+        return "\n".join(_debug_lines(fb, pos, state, rules, opts) + [answer])
     return answer
 
 
@@ -275,9 +276,8 @@ def _rules(base: Rules, opts: _Options, fb: FibsBoard) -> Rules:
     return rules
 
 
-def _decide(session: Session, engine: Engine, fb: FibsBoard, state: MatchState,
-            line: str) -> str:
-    pos = fb.position
+def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position,
+            state: MatchState, line: str) -> str:
     question = fb.question
     if question == "take_or_drop":
         session.last_resign = None
@@ -305,19 +305,22 @@ def _beaver_allowed(state: MatchState) -> bool:
             and state.cube_value * 4 <= r.max_cube)
 
 
-def _evaluation(engine: Engine, fb: FibsBoard, state: MatchState, opts: _Options) -> str:
-    pos = fb.position
+def _evaluation(engine: Engine, pos: Position, state: MatchState, opts: _Options) -> str:
     ply = engine.ply if opts.plies is None else opts.plies
     p = engine.probabilities(pos, ply)
     eq = engine.equity(pos, state, ply, cubeful=opts.cubeful)
     return " ".join(f"{x:f}" for x in (*p, eq))
 
 
-def _debug_lines(fb: FibsBoard, state: MatchState, rules: Rules, opts: _Options) -> list[str]:
-    pos = fb.position
+def _debug_lines(fb: FibsBoard, pos: Position, state: MatchState, rules: Rules,
+                 opts: _Options) -> list[str]:
+    try:
+        mid = state.match_id()
+    except (GbotError, ValueError):
+        mid = "-"
     lines = [
         f"DBG: question {fb.question}, dialect {fb.dialect}, names {fb.names!r}",
-        f"DBG: Position ID {pos.id()}, Match ID {state.match_id()}",
+        f"DBG: Position ID {pos.id()}, Match ID {mid}",
         f"DBG: score {fb.score[0]}-{fb.score[1]}/{fb.match_length}, cube {fb.cube_value} "
         f"({fb.cube_owner}), dice {fb.dice[0]}{fb.dice[1]}, crawford {int(fb.crawford_game)}",
         f"DBG: jacoby {int(rules.jacoby)}, beavers {int(rules.beavers)}, "
