@@ -331,15 +331,17 @@ def test_caucasian_plays_follow_the_rule() -> None:
     net = TinyNet()
     plain = Evaluator(networks=net)
     cauc = Evaluator(networks=net, caucasian=True)
-    differs = 0
     for pid in ALL:
         pos = Position.from_id(pid)
         for dice in ROLLS:
             got = {h.play.position for h in cauc.hint(pos, dice, n=None)}
             assert got == {p.position for p in pos.legal_plays(dice, caucasian=True)}
-            differs += got != {h.play.position for h in plain.hint(pos, dice, n=None)}
-    # the rule rarely bites; that it can is checked by the move generator's own tests
-    assert differs >= 0
+    # 8/5*/3: the checker that hit in the home board may not go on to a point of its own
+    pos = _board({8: 1, 3: 2, 13: 12, 5: -1, 20: -14})
+    hit_on = pos.play_from_text("8/5*/3", (3, 2)).position
+    assert hit_on in {h.play.position for h in plain.hint(pos, (3, 2), n=None)}
+    assert hit_on not in {h.play.position for h in cauc.hint(pos, (3, 2), n=None)}
+    assert len(cauc.hint(pos, (3, 2), n=None)) == len(pos.legal_plays((3, 2), caucasian=True))
 
 
 def test_bad_arguments(ev: Evaluator) -> None:
@@ -467,7 +469,18 @@ def test_shipped_net_orientation_against_gnubg_labels() -> None:
     want = np.array([p for _, p in rows])
     got = ev.evaluate(boards)
     err = np.abs(got[:, 0] - want[:, 0]).mean()
-    assert err < 0.05, err
+    assert err < 0.03, err  # the wrong orientation gives about 0.5
     swapped = ev.evaluate(np.array([flip_py(b) for b in boards]))
     # being on roll is worth something, but far less than a wrong orientation would cost
     assert np.corrcoef(1 - swapped[:, 0], want[:, 0])[0, 1] > 0.8
+
+
+def test_shipped_net_two_ply_is_closer_to_gnubg_two_ply() -> None:
+    """Searching deeper with the real nets moves the estimates towards gnubg's 2-ply labels."""
+    ev = _shipped()
+    rows = _labelled(12)
+    boards = np.array([Position.from_id(pid).board for pid, _ in rows])
+    want = np.array([p for _, p in rows])
+    err0 = np.abs(ev.evaluate(boards)[:, 0] - want[:, 0]).mean()
+    err2 = np.abs(ev.evaluate(boards, ply=2)[:, 0] - want[:, 0]).mean()
+    assert err2 < err0, (err0, err2)
