@@ -6,8 +6,9 @@
   out ended games and bear-offs); gnubg-nn's ``probabilities(board, 0)`` one call per board.
 * Best-play latency: ``Evaluator.best_play`` at 0, 1 and 2 ply against gnubg-nn's
   ``best_move(board, d1, d2, plies)`` on the same contact positions and rolls, one pass each
-  (gnubg-nn keeps an evaluation cache, so passes are not repeated), with how often both
-  pick the same play.
+  (gnubg-nn keeps an evaluation cache, so passes are not repeated; each ply has positions of
+  its own), the two engines taking turns decision by decision so that both see the same
+  machine load, with how often both pick the same play.
 
 Positions: contact positions from the shared gnubg2ply set (``../shared/data/gnubg2ply``),
 sampled with ``--seed``, each with a seeded roll; without that data, contact positions from
@@ -145,7 +146,8 @@ def main() -> None:
         print("gnubg-nn not installed: gbot figures only")
 
     # --- best-play latency ------------------------------------------------------------------
-    print("\nbest-play latency (one pass over positions of its own, mean per decision):")
+    print("\nbest-play latency (one pass over positions of its own, gbot and gnubg-nn "
+          "interleaved, mean per decision):")
     warm_pos = positions[n_lat:n_lat + 20]
     start = 0
     for ply, n in ((0, args.n0), (1, args.n1), (2, args.n2)):
@@ -155,16 +157,25 @@ def main() -> None:
         start += n
         for p, d in zip(warm_pos[:3], rolls[n_lat:n_lat + 3], strict=True):
             ev.best_play(p, d, ply)
-        t_ours, ours = timed(lambda pairs=pairs, ply=ply: [ev.best_play(p, d, ply)
-                                                           for p, d in pairs])
-        line = f"  {ply}-ply, {n:4d} positions: gbot {t_ours / n * 1e3:8.3f} ms"
+        gb = [gnubg_board(p) for p, _ in pairs]
         if g is not None:
-            gb = [gnubg_board(p) for p, _ in pairs]
             for p, d in zip(warm_pos[:3], rolls[n_lat:n_lat + 3], strict=True):
                 g.best_move(gnubg_board(p), d[0], d[1], ply)
-            t_g, theirs = timed(lambda gb=gb, pairs=pairs, ply=ply: [
-                g.best_move(b, d[0], d[1], ply, b=1) for b, (_, d) in zip(gb, pairs, strict=True)])
-            same = _agreement(ours, theirs)  # type: ignore[arg-type]
+        # interleaved, one decision each in turn, so both see the same machine load
+        t_ours = t_g = 0.0
+        ours: list[Any] = []
+        theirs: list[Any] = []
+        for (p, d), b in zip(pairs, gb, strict=True):
+            t0 = time.perf_counter()
+            ours.append(ev.best_play(p, d, ply))
+            t1 = time.perf_counter()
+            t_ours += t1 - t0
+            if g is not None:
+                theirs.append(g.best_move(b, d[0], d[1], ply, b=1))
+                t_g += time.perf_counter() - t1
+        line = f"  {ply}-ply, {n:4d} positions: gbot {t_ours / n * 1e3:8.3f} ms"
+        if g is not None:
+            same = _agreement(ours, theirs)
             speedup = t_g / t_ours
             target = TARGETS.get(ply)
             goal = f" (target >= {target}x)" if isinstance(target, float) else ""
