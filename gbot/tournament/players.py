@@ -397,14 +397,19 @@ class GnubgNNEvaluator:
         """``(win, win_g, win_bg, lose_g, lose_bg)`` for the side on roll."""
         return tuple(float(x) for x in self._nn.probabilities(self._pair(pos), int(ply)))
 
-    def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Position | None:
-        """The position (still seen by the mover) after gnubg-nn's play; None if none."""
+    def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Play | None:
+        """gnubg-nn's play of ``dice`` at ``ply`` (None when nothing is legal)."""
         d1, d2 = (int(d) for d in dice)
         steps, key = self._nn.best_move(self._pair(pos), d1, d2, int(ply), b=1)
         if not steps:
             return None
         after = self._nn.board_from_position_key(key)   # already turned: next side on roll
-        return Position.from_gnubg(list(after[1]), list(after[0])).swapped()
+        target = Position.from_gnubg(list(after[1]), list(after[0])).swapped()
+        for play in pos.legal_plays((d1, d2)):
+            if play.position == target:
+                return play
+        raise PlayerError(f"gnubg-nn chose a play that is not legal: {steps!r} "
+                          f"in {pos.id()!r} with {(d1, d2)!r}")
 
 
 class RandomPlayer:
