@@ -13,6 +13,8 @@ board from moving, later that turn, onto a point holding the mover's own checker
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import numpy.typing as npt
 
@@ -342,14 +344,15 @@ def generate_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int64],
     return total
 
 
-_WS: Workspace | None = None
+_LOCAL = threading.local()
 
 
 def _workspace() -> Workspace:
-    global _WS
-    if _WS is None:
-        _WS = Workspace()
-    return _WS
+    """This thread's scratch arrays (kernels write into them, so threads must not share)."""
+    ws: Workspace | None = getattr(_LOCAL, "ws", None)
+    if ws is None:
+        ws = _LOCAL.ws = Workspace()
+    return ws
 
 
 def legal_plays_raw(board: Board, d1: int, d2: int,
@@ -376,7 +379,7 @@ def legal_boards_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.intege
     ws = _workspace()
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     dice64 = np.ascontiguousarray(dice, dtype=np.int64)
-    size = max(64, boards.shape[0] * 24)
+    size = max(64, boards.shape[0] * 48)
     while True:
         out = np.empty((size, 26), dtype=np.int8)
         offsets = np.zeros(boards.shape[0] + 1, dtype=np.int64)
