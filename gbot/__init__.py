@@ -20,3 +20,4 @@ from gbot.protocols.fibs_board import (  # noqa: E402, F401
 )
 from gbot.xgid import format_xgid, parse_xgid  # noqa: E402, F401
 from gbot.eval.evaluator import Evaluator  # noqa: E402, F401
+from gbot.cube.decision import CubeDecision, cube_decision  # noqa: E402, F401

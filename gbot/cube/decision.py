@@ -11,7 +11,8 @@ cubeful equities of no double, double/take and double/pass:
 * The opponent passes when ``DT > DP`` (taking would cost more than the cube), takes otherwise,
   and beavers (money, beavers allowed) when it takes and ``DT < 0``.
 * Doubling is right when it beats playing on: ``min(DT, DP) > ND`` (with a beaver the doubler
-  gets ``2 * DT``). A pass that is worth less than playing on is "too good" (``ND > DP``).
+  gets ``2 * DT``). A pass that is worth less than playing on is "too good" (``ND > DP``),
+  provided a gammon is still possible.
 * Where the side on roll may not double (opponent's cube, Crawford game, cube off, cube at the
   cap) the action is ``"no_double"`` and ``DT``/``DP`` are ``nan``.
 """
@@ -104,13 +105,15 @@ def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> 
         response = "beaver"
     else:
         response = "take"
+    # Playing on is only "too good" when it gains something: a gammon must be possible.
+    too_good = nd > dp + 1e-9 and probs[1] > 0.0
     if response == "pass":
-        action = "too_good_pass" if nd > dp else "double_pass"
+        action = "too_good_pass" if too_good else "double_pass"
     else:
         got = 2.0 * dt if response == "beaver" else dt
         if got > nd:
             action = "double_take"
-        elif nd > dp:
+        elif too_good:
             action = "too_good_take"
         else:
             action = "no_double"
