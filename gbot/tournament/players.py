@@ -326,6 +326,7 @@ class EnginePlayer:
             except Exception as exc:
                 raise PlayerError(f"cannot load gbot weights {weights!r}: {exc}") from None
         engine = Engine(evaluator=evaluator, ply=ply, rules=rules)
+        _warm(engine)
         what = f"gbot {ply}-ply ({engine.backend}{', ' + weights if weights else ''})"
         return cls(label, engine, what)
 
@@ -335,6 +336,7 @@ class EnginePlayer:
         from gbot.engine import Engine
 
         engine = Engine(evaluator=GnubgNNEvaluator(), ply=ply, rules=rules)
+        _warm(engine)
         return cls(label, engine, f"gnubg-nn {ply}-ply ({engine.backend})")
 
     def describe(self) -> str:
@@ -372,6 +374,13 @@ class EnginePlayer:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _warm(engine: Any) -> None:
+    """Compile (or load from the numba cache) what the engine uses, before the first game."""
+    pos = Position.initial()
+    engine.choose_play(pos, (3, 1))
+    engine.probabilities(pos.swapped())
 
 
 class GnubgNNEvaluator:
