@@ -45,6 +45,11 @@ Probabilities = tuple[float, float, float, float, float]
 """Cubeless ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` of the side on
 roll; the gammon figures include the backgammons."""
 
+NO_DOUBLE_BELOW = 0.45
+"""Before the Crawford game and in money play, no cube model doubles below this winning
+chance; the engine answers ``roll`` there without asking it."""
+
+
 def cubeless_equity(p: Sequence[float]) -> float:
     """Cubeless money equity of probabilities ``p`` (points per unit stake)."""
     win, wg, wbg, lg, lbg = (float(x) for x in p[:5])
@@ -160,6 +165,9 @@ class Engine:
         if not state.may_double(me):
             return "roll"
         if self._cube is not None and self.evaluator is not None:
+            if (self.ply == 0 and self.probabilities(pos)[0] < NO_DOUBLE_BELOW
+                    and not state.post_crawford):
+                return "roll"      # far below any doubling window: skip the cube model
             d = self._decision(pos, self._mine(state))
             return "double" if d.doubles else "roll"
         if state.match_length > 0 and state.post_crawford and state.score[me] < state.score[1 - me]:
@@ -194,13 +202,21 @@ class Engine:
                 and state.cube_value * 4 <= r.max_cube)
 
     # --- resignation ------------------------------------------------------------------------
+    def may_resign(self, pos: Position) -> bool:
+        """Cheap test: could :meth:`resign_offer` offer anything here? Only once contact is
+        broken (the networks never call a contact game certain) and with an evaluator.
+        Callers skip :meth:`resign_offer` when this is False; override both together."""
+        if self.evaluator is None or self._cube is None:
+            return False
+        return not _contact(pos.board)
+
     def resign_offer(self, pos: Position, state: MatchState) -> int:
         """0 to play on, else the result I give up: 1 single, 2 gammon, 3 backgammon.
 
         Only when the loss is certain (never with the built-in evaluation), at the cheapest
         level worth the same under the rules and the score (:mod:`gbot.cube.resign`).
         """
-        if self.evaluator is None or self._cube is None:
+        if not self.may_resign(pos) or self._cube is None:
             return 0
         from gbot.cube.resign import resignation_level
 
@@ -286,6 +302,15 @@ def _cube_module() -> Any | None:
     except ImportError:
         return None
     return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
+
+
+def _contact(b: Board) -> bool:
+    """Whether some checker still has to pass an opponent checker."""
+    v = b.tolist()
+    if v[25] > 0 or v[0] < 0:
+        return True
+    lowest_opp = next((i for i in range(1, 25) if v[i] < 0), 25)
+    return any(v[i] > 0 for i in range(lowest_opp + 1, 25))
 
 
 def _equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

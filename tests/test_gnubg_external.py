@@ -65,6 +65,9 @@ class Scripted(FirstPlay):
         super().__init__(Rules(beavers=True))
         self.resign, self.cube, self.take, self.fail = resign, cube, take, fail
 
+    def may_resign(self, pos: Position) -> bool:
+        return True
+
     def resign_offer(self, pos: Position, state: MatchState) -> int:
         if self.fail:
             raise RuntimeError("engine bug")

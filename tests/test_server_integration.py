@@ -313,6 +313,9 @@ def test_every_cube_path(seat: int) -> None:
 class Resigner(Engine):
     """Offers to resign a single game at every question."""
 
+    def may_resign(self, pos: Position) -> bool:
+        return True
+
     def resign_offer(self, pos: Position, state: MatchState) -> int:
         return 1
 

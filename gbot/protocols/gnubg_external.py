@@ -174,22 +174,27 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
     rules = _rules(engine.rules, opts, fb)
     if rules != engine.rules:
         engine = engine.with_rules(rules)
-    state = replace(fb.state, rules=rules)
-    if opts.crawford is False and state.crawford:
-        state = replace(state, crawford=False)
     pos = fb.position
     if evaluation:
-        answer = _evaluation(engine, pos, state, opts)
+        answer = _evaluation(engine, pos, _state(fb, rules, opts), opts)
     elif opts.resignation:
-        answer = "accept" if engine.accept_resignation(pos, state, opts.resignation) else "reject"
+        accept = engine.accept_resignation(pos, _state(fb, rules, opts), opts.resignation)
+        answer = "accept" if accept else "reject"
     elif beavered:
-        # the opponent beavered my double: take the 4-cube or pass (no raccoons)
-        answer = "drop" if engine.respond_double(pos, state) == "drop" else "take"
+        answer = "take"    # the opponent beavered my double: accept the cube (no raccoons)
     else:
-        answer = _decide(session, engine, fb, pos, state, line)
+        answer = _decide(session, engine, fb, pos, rules, opts, line)
     if session.debug:
-        return "\n".join(_debug_lines(fb, pos, state, rules, opts) + [answer])
+        return "\n".join(_debug_lines(fb, pos, _state(fb, rules, opts), rules, opts) + [answer])
     return answer
+
+
+def _state(fb: FibsBoard, rules: Rules, opts: _Options) -> MatchState:
+    """The line's match state under the session's rules and the request's options."""
+    state = fb.state
+    if opts.crawford is False and state.crawford:
+        return replace(state, rules=rules, crawford=False)
+    return replace(state, rules=rules)
 
 
 def _parse_board(line: str) -> tuple[FibsBoard, bool]:
@@ -276,15 +281,21 @@ def _rules(base: Rules, opts: _Options, fb: FibsBoard) -> Rules:
     return rules
 
 
-def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position,
-            state: MatchState, line: str) -> str:
+def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rules: Rules,
+            opts: _Options, line: str) -> str:
     question = fb.question
     if question == "take_or_drop":
         session.last_resign = None
+        state = _state(fb, rules, opts)
         answer = engine.respond_double(pos, state)
         if answer == "beaver" and not _beaver_allowed(state):
             return "take"
         return answer if answer in ("take", "drop", "beaver") else "take"
+    if question == "move" and not engine.may_resign(pos):
+        session.last_resign = None      # the common case: no match state needed
+        play = engine.choose_play(pos, fb.dice)
+        return "" if play is None else play.notation
+    state = _state(fb, rules, opts)
     if session.last_resign != line:
         level = engine.resign_offer(pos, state)
         if level:

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Round-trip time per question: gbot's server against gnubg's own ``external`` server.
+
+Both servers run at 0-ply (``--ply``) as separate processes on loopback: ``gbot serve`` and
+``gnubg -t`` with ``external ADDR``. One client connection to each asks the same questions:
+the first ``--boards`` (default 1,000) board lines gnubg 1.07 sent as referee, taken from
+``protocols/transcripts/referee-*.txt``. Boards alternate between the two servers so that both
+see the same machine load. After a warm-up, each round trip (send the line, read the reply
+line) is timed; the script prints the median, the 99th percentile and the mean for each server
+and whether gbot meets the target (median no slower than gnubg's).
+
+    python3 scripts/bench_server.py [--boards 1000] [--ply 0] [--json out.json]
+
+Exit status 0 when the target is met, 1 when it is not, 2 when a server cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import gnubg_harness  # noqa: E402
+
+
+def captured_boards(limit: int) -> list[str]:
+    """The first ``limit`` distinct board lines gnubg sent in the referee transcripts."""
+    seen: dict[str, None] = {}
+    for path in sorted((ROOT / "protocols" / "transcripts").glob("referee-*.txt")):
+        for raw in path.read_text().splitlines():
+            if not raw.startswith("C "):
+                continue
+            data = ast.literal_eval(raw[2:]).decode().strip("\x00\n")
+            if data.startswith("board:"):
+                seen.setdefault(data, None)
+    boards = list(seen)
+    if len(boards) < limit:
+        raise SystemExit(f"only {len(boards)} captured boards; run scripts/capture_transcripts.py")
+    return boards[:limit]
+
+
+class LineClient:
+    """One connection; :meth:`ask` returns (reply, seconds)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.sock = socket.create_connection((host, port), timeout=30)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+
+    def ask(self, line: str) -> tuple[str, float]:
+        t0 = time.perf_counter()
+        self.sock.sendall(line.encode() + b"\n")
+        while b"\n" not in self.buf:
+            data = self.sock.recv(4096)
+            if not data:
+                raise EOFError("server closed the connection")
+            self.buf += data
+        reply, self.buf = self.buf.split(b"\n", 1)
+        return reply.decode(), time.perf_counter() - t0
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def start_gbot(ply: int) -> tuple[subprocess.Popen[str], int]:
+    """``gbot serve`` on an ephemeral loopback port."""
+    proc = subprocess.Popen([sys.executable, "-m", "gbot.cli", "serve", "--listen", "127.0.0.1:0",
+                             "--ply", str(ply)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    ready = proc.stdout.readline()
+    if "listening on 127.0.0.1:" not in ready:
+        proc.kill()
+        raise SystemExit(f"gbot serve did not start: {ready!r}")
+    return proc, int(ready.split("listening on 127.0.0.1:")[1].split()[0])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    ms = sorted(t * 1000.0 for t in times)
+    p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
+    return {"median_ms": statistics.median(ms), "p99_ms": p99, "mean_ms": statistics.fmean(ms),
+            "max_ms": ms[-1]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boards", type=int, default=1000)
+    ap.add_argument("--ply", type=int, default=0)
+    ap.add_argument("--warmup", type=int, default=30)
+    ap.add_argument("--json", help="also write the figures here")
+    args = ap.parse_args(argv)
+    boards = captured_boards(args.boards)
+    if gnubg_harness.find_gnubg() is None:
+        print("gnubg is not installed (Debian package 'gnubg')", file=sys.stderr)
+        return 2
+    gbot_proc, gbot_port = start_gbot(args.ply)
+    gnubg_addr = f"127.0.0.1:{free_port()}"
+    kinds: dict[str, int] = {}
+    try:
+        with gnubg_harness.GnubgServer(gnubg_addr, plies=args.ply):
+            ours = LineClient("127.0.0.1", gbot_port)
+            theirs = LineClient("127.0.0.1", int(gnubg_addr.rsplit(":", 1)[1]))
+            for line in boards[:args.warmup]:
+                ours.ask(line)
+                theirs.ask(line)
+            t_gbot: list[float] = []
+            t_gnubg: list[float] = []
+            for i, line in enumerate(boards):
+                first, second = (ours, theirs) if i % 2 == 0 else (theirs, ours)
+                r1, s1 = first.ask(line)
+                r2, s2 = second.ask(line)
+                (t_gbot if first is ours else t_gnubg).append(s1)
+                (t_gbot if second is ours else t_gnubg).append(s2)
+                reply = r1 if first is ours else r2
+                if reply.startswith("Error"):
+                    raise SystemExit(f"gbot answered {reply!r} to {line!r}")
+                kind = "move" if "/" in reply or reply == "" else reply.split()[0]
+                kinds[kind] = kinds.get(kind, 0) + 1
+            ours.close()
+            theirs.close()
+    finally:
+        gbot_proc.terminate()
+        gbot_proc.wait(10)
+    figures = {"boards": len(boards), "ply": args.ply, "gbot": summary(t_gbot),
+               "gnubg": summary(t_gnubg), "gbot_reply_kinds": kinds}
+    ok = figures["gbot"]["median_ms"] <= figures["gnubg"]["median_ms"]
+    figures["target_met"] = ok
+    print(f"{len(boards)} captured boards, {args.ply}-ply, round trip per question (ms)")
+    print(f"{'server':8} {'median':>8} {'p99':>8} {'mean':>8} {'max':>8}")
+    for name in ("gbot", "gnubg"):
+        f = figures[name]
+        assert isinstance(f, dict)
+        print(f"{name:8} {f['median_ms']:8.3f} {f['p99_ms']:8.3f} {f['mean_ms']:8.3f} "
+              f"{f['max_ms']:8.3f}")
+    print(f"gbot replies: {kinds}")
+    print("target (gbot median <= gnubg median): " + ("met" if ok else "NOT met"))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
