@@ -253,40 +253,31 @@ def _taut_string(g: PL, h: PL, y0: float, y1: float) -> PL:
     """The shortest path from ``(0, y0)`` to ``(1, y1)`` above ``g`` and below ``h``.
 
     This is the value of a centred cube: the side on roll doubles where the path touches ``g``
-    (its doubling value), the opponent where it touches ``h``.
+    (its doubling value), the opponent where it touches ``h``. Found by alternating the two
+    envelopes: the opponent's part runs from 0 to the side on roll's first contact, the side
+    on roll's part from the opponent's last contact to 1, until both contacts settle.
     """
-    right = _envelope(g, y0, y1, upper=True)
-    left = _envelope(h, y0, y1, upper=False)
-    cp = _inner_vertices(right)
-    tp = _inner_vertices(left)
-    if not len(cp) and not len(tp):
-        return _line(y0, y1)
-    if not len(tp):
-        return right
-    if not len(cp):
-        return left
-    a, b = float(tp[-1]), float(cp[0])
-    for _ in range(20):
-        if a >= b:
-            break
-        ya, yb = _at(left, a), _at(right, b)
+    a, b = 0.0, 1.0
+    ya, yb = y0, y1
+    left = right = _line(y0, y1)
+    for _ in range(30):
         left = _envelope(h, y0, yb, upper=False, hi=b)
-        right = _envelope(g, ya, y1, upper=True, lo=a)
         tp = _inner_vertices(left)
-        cp = _inner_vertices(right)
         na = float(tp[-1]) if len(tp) else 0.0
+        nya = _at(left, na) if len(tp) else y0
+        right = _envelope(g, nya, y1, upper=True, lo=na)
+        cp = _inner_vertices(right)
         nb = float(cp[0]) if len(cp) else 1.0
+        nyb = _at(right, nb) if len(cp) else y1
         if abs(na - a) < 1e-12 and abs(nb - b) < 1e-12:
             a, b = na, nb
             break
-        a, b = na, nb
+        a, b, ya, yb = na, nb, nya, nyb
     if a >= b:
         # Both sides would double in an overlapping window (rare match-end cases): split it.
         m = 0.5 * (a + b)
         return _join(left, right, m, m)
-    xs = np.concatenate((left[0][left[0] <= a + 1e-15], right[0][right[0] >= b - 1e-15]))
-    ys = np.concatenate((left[1][left[0] <= a + 1e-15], right[1][right[0] >= b - 1e-15]))
-    return xs, ys
+    return _join(left, right, a, b)
 
 
 # -- outcome values ---------------------------------------------------------------------------
