@@ -258,7 +258,7 @@ def _taut_string(g: PL, h: PL, y0: float, y1: float) -> PL:
     on roll's part from the opponent's last contact to 1, until both contacts settle.
     """
     a, b = 0.0, 1.0
-    ya, yb = y0, y1
+    yb = y1
     left = right = _line(y0, y1)
     for _ in range(30):
         left = _envelope(h, y0, yb, upper=False, hi=b)
@@ -272,7 +272,7 @@ def _taut_string(g: PL, h: PL, y0: float, y1: float) -> PL:
         if abs(na - a) < 1e-12 and abs(nb - b) < 1e-12:
             a, b = na, nb
             break
-        a, b, ya, yb = na, nb, nya, nyb
+        a, b, yb = na, nb, nyb
     if a >= b:
         # Both sides would double in an overlapping window (rare match-end cases): split it.
         m = 0.5 * (a + b)
