@@ -280,6 +280,63 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
 
 
 @jit
+def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
+              out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
+              table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
+              state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+    """A non-double without the Caucasian rule: both die orders as two nested loops.
+
+    In the second order, two-checker plays that stay on the board are skipped unless the mover
+    started on the bar: with no bar and no bearing off, the first order already reached them.
+    A play of one die only is recorded only when no two-dice play has been found."""
+    h0 = _hash(b, keys)
+    onbar = b[25] > 0
+    for order in range(2):
+        a = hi if order == 0 else lo
+        c = lo if order == 0 else hi
+        high0 = _highest(b)
+        top = 25 if b[25] > 0 else high0
+        low = 25 if b[25] > 0 else 1
+        for s1 in range(top, low - 1, -1):
+            if b[s1] <= 0:
+                continue
+            if s1 == 25:
+                if b[25 - a] < -1:
+                    continue
+            elif not _can_step(b, s1, a, high0):
+                continue
+            d1 = s1 - a
+            h1 = _moved_hash(b, h0, s1, a, keys)
+            hit1 = _apply(b, s1, a)
+            path[0] = s1
+            path[1] = d1 if d1 > 0 else 0
+            high1 = _highest(b)
+            top2 = 25 if b[25] > 0 else high1
+            low2 = 25 if b[25] > 0 else 1
+            found = False
+            for s2 in range(top2, low2 - 1, -1):
+                if b[s2] <= 0:
+                    continue
+                if s2 == 25:
+                    if b[25 - c] < -1:
+                        continue
+                elif not _can_step(b, s2, c, high1):
+                    continue
+                found = True
+                if order == 1 and not onbar and s2 != d1 and d1 >= 1 and s2 - c >= 1:
+                    continue
+                h2 = _moved_hash(b, h1, s2, c, keys)
+                hit2 = _apply(b, s2, c)
+                path[2] = s2
+                path[3] = s2 - c if s2 > c else 0
+                _record(b, h2, 4, 2, path, out, steps, table, hashes, state)
+                _undo(b, s2, c, hit2)
+            if not found and state[1] < 4:
+                _record(b, h1, 3 if a == hi else 2, 1, path, out, steps, table, hashes, state)
+            _undo(b, s1, a, hit1)
+
+
+@jit
 def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
@@ -302,6 +359,8 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
         dice[:] = d1
         _search(b, dice, 4, not caucasian, caucasian, marks, path, out, steps, table, hashes,
                 state, keys, scratch, False)
+    elif not caucasian:
+        _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state, keys)
     else:
         dice[0] = max(d1, d2)
         dice[1] = min(d1, d2)
@@ -309,9 +368,8 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
                 keys, scratch, False)
         dice[0] = min(d1, d2)
         dice[1] = max(d1, d2)
-        prune = not caucasian and b[25] == 0
         _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
-                keys, scratch, prune)
+                keys, scratch, False)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
