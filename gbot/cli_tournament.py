@@ -6,6 +6,7 @@ Registered on the ``gbot`` group by :mod:`gbot.cli`; the work is done by
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -113,6 +114,10 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
             last[0] = now
             click.echo(p.line(), err=True)
 
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)    # a polite kill saves and stops like Ctrl-C
     click.echo(f"tournament folder: {folder}", err=True)
     try:
         summary = run(config, folder, backend=backend, workers=workers,

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from gbot.errors import TournamentError
 from gbot.tournament.game import GameResult, GameTask, close_players, run_task
+from gbot.tournament.players import die_with_parent
 
 __all__ = ["BACKENDS", "Backend", "ProcessBackend", "RayBackend", "SerialBackend",
            "default_workers", "make_backend"]
@@ -86,9 +87,12 @@ class SerialBackend:
         close_players()
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the runner, which stops them itself."""
+def _worker_init(parent: int) -> None:
+    """Pool workers leave Ctrl-C to the runner, which stops them itself, and end with it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+    if os.getppid() != parent:   # the runner died before the request took effect
+        os._exit(1)
 
 
 class ProcessBackend:
@@ -99,7 +103,8 @@ class ProcessBackend:
         self.capacity = 2 * self.workers
         ctx = multiprocessing.get_context("spawn")
         self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
-                                            initializer=_ignore_sigint)
+                                            initializer=_worker_init,
+                                            initargs=(os.getpid(),))
         self._futures: dict[cf.Future[GameResult], GameTask] = {}
 
     def submit(self, task: GameTask) -> None:

@@ -684,8 +684,9 @@ class ExternalPlayer:
                 sock.close()
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Ask Linux to SIGTERM the child when its parent dies (no orphaned gnubg)."""
+def die_with_parent() -> None:  # pragma: no cover - runs in child processes
+    """Ask Linux to SIGTERM this process when its parent dies (no orphaned gnubg or workers);
+    nothing elsewhere."""
     try:
         import ctypes
 
@@ -761,7 +762,7 @@ def start_gnubg_server(plies: int = 0, noise: float = 0.0, binary: str | None = 
         proc = subprocess.Popen([exe, "-t", "-q", "-r"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=home,
                                 env=dict(os.environ, HOME=home), start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=die_with_parent)
         assert proc.stdin is not None and proc.stdout is not None
         # stdin stays open: at EOF gnubg would quit after leaving the accept loop
         proc.stdin.write(("\n".join(commands) + "\n").encode())
