@@ -291,7 +291,11 @@ def _default_evaluator(caucasian: bool) -> Any | None:
     try:
         ev = Evaluator(caucasian=caucasian)
         ev.probabilities(Position.initial(), 0)   # loads (and checks) the networks
-    except Exception:  # no networks shipped: fall back to the built-in evaluation
+    except Exception as exc:  # no usable networks: fall back to the built-in evaluation
+        import logging
+
+        logging.getLogger("gbot.engine").warning(
+            "evaluator unavailable (%s); using the built-in heuristic", exc)
         return None
     return ev
 
