@@ -97,7 +97,7 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
     # The node's own probabilities at this ply: the rolls' average, seen from this side.
     kids = np.stack([c.probs for c in node.children])[:, _INVERT]
     kids[:, 0] = 1.0 - kids[:, 0]
-    node.probs = WEIGHTS @ kids
+    node.probs = np.asarray(WEIGHTS @ kids, dtype=np.float64)
     return node
 
 
@@ -124,7 +124,7 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
         total = 0.0
         for w, child in zip(WEIGHTS, node.children, strict=True):
             v = _best_value(child, opp_ctx)
-            total += w * (-v if ctx.is_money else 1.0 - v)
+            total += float(w) * (-v if ctx.is_money else 1.0 - v)
         raw[name] = total
     c = ctx.cube
     nan = float("nan")
