@@ -16,7 +16,7 @@ import click
 __all__ = ["tournament"]
 
 _PLAYERS_HELP = """\
-Players: gbot[,ply=N][,weights=FILE] | gnubg[,ply=N|,skill=LEVEL][,noise=X] |
+Players: gbot[,ply=N][,weights=FILE|,eval=heuristic] | gnubg[,ply=N|,skill=LEVEL][,noise=X] |
 external:HOST:PORT (or HOST:PORT) | gnubgnn[,ply=N] | random; each may end with ,name=LABEL.
 gnubg skill levels: beginner, casual, intermediate, advanced, expert, worldclass,
 grandmaster."""

@@ -18,7 +18,8 @@ referee's :class:`~gbot.match.MatchState` (``state.player_to_act`` is me):
 The kinds of player:
 
 * ``gbot`` (:class:`EnginePlayer`): :class:`gbot.engine.Engine` in-process, at ``ply=N``,
-  optionally with ``weights=PATH``.
+  optionally with ``weights=PATH``; ``eval=heuristic`` plays the engine's built-in heuristic
+  (otherwise networks that cannot be loaded are an error, never a silent fallback).
 * ``gnubg`` (:class:`GnubgPlayer`): GNU Backgammon started as ``gnubg -t`` and told
   ``external 127.0.0.1:PORT``, so that it answers as an external-player server; ``ply=N`` or a
   ``skill=`` level, ``noise=X``, ``binary=PATH``. The player starts and stops the process.
@@ -92,7 +93,7 @@ GNUBG_SKILLS: dict[str, tuple[int, float]] = {
 and cube decisions (gnubg's own move filters stay at their defaults)."""
 
 _OPTIONS = {
-    "gbot": ("ply", "weights"),
+    "gbot": ("ply", "weights", "eval"),
     "gnubg": ("ply", "skill", "noise", "binary"),
     "external": ("timeout",),
     "gnubgnn": ("ply",),
@@ -185,7 +186,8 @@ class PlayerSpec:
         """The player this spec describes, playing under ``rules``."""
         label = self.label or default_label(self)
         if self.kind == "gbot":
-            return EnginePlayer.gbot(label, self.ply, self.option("weights"), rules)
+            return EnginePlayer.gbot(label, self.ply, self.option("weights"), rules,
+                                     heuristic=self.option("eval") == "heuristic")
         if self.kind == "gnubgnn":
             return EnginePlayer.gnubgnn(label, self.ply, rules)
         if self.kind == "random":
@@ -260,6 +262,10 @@ def _check_options(kind: str, opts: dict[str, str], text: str) -> None:
                                   f"(one of {', '.join(GNUBG_SKILLS)})")
         if "ply" in opts:
             raise TournamentError(f"give gnubg a ply or a skill, not both: {text!r}")
+    if opts.get("eval", "nets") not in ("nets", "heuristic"):
+        raise TournamentError(f"eval is nets or heuristic, got {opts['eval']!r} in {text!r}")
+    if opts.get("eval") == "heuristic" and "weights" in opts:
+        raise TournamentError(f"the heuristic takes no weights: {text!r}")
     for key in ("noise", "timeout"):
         if key in opts:
             try:
@@ -278,6 +284,8 @@ def default_label(spec: PlayerSpec) -> str:
         return "ext-" + spec.address.replace(":", "-")
     if spec.kind == "gnubg" and spec.option("skill"):
         base = f"gnubg-{spec.option('skill')}"
+    elif spec.option("eval") == "heuristic":
+        base = f"gbot-heuristic-{spec.ply}ply"
     else:
         base = f"{spec.kind}-{spec.ply}ply"
     if spec.option("noise") is not None:
@@ -312,20 +320,28 @@ class EnginePlayer:
         self._what = what
 
     @classmethod
-    def gbot(cls, label: str, ply: int, weights: str | None, rules: Rules) -> EnginePlayer:
-        """gbot's engine at ``ply``, with the shipped networks or those in ``weights``."""
+    def gbot(cls, label: str, ply: int, weights: str | None, rules: Rules,
+             heuristic: bool = False) -> EnginePlayer:
+        """gbot's engine at ``ply`` with the shipped networks, those in ``weights``, or (only
+        when asked) the built-in heuristic. Networks that cannot be loaded are an error: a
+        tournament never measures the fallback by accident."""
         from gbot.engine import Engine
 
-        evaluator = None
-        if weights:
+        if heuristic:
+            engine = Engine(evaluator=_NO_NETWORKS, ply=ply, rules=rules)
+            engine.evaluator = None
+        else:
             try:
                 from gbot.eval.evaluator import Evaluator
 
-                evaluator = Evaluator(weights, caucasian=rules.caucasian)
+                evaluator = (Evaluator(weights, caucasian=rules.caucasian) if weights
+                             else Evaluator(caucasian=rules.caucasian))
                 evaluator.probabilities(Position.initial(), 0)
             except Exception as exc:
-                raise PlayerError(f"cannot load gbot weights {weights!r}: {exc}") from None
-        engine = Engine(evaluator=evaluator, ply=ply, rules=rules)
+                raise PlayerError(
+                    f"gbot's networks ({weights or 'shipped'}) cannot be loaded: {exc}; "
+                    "'gbot,eval=heuristic' plays the built-in heuristic instead") from None
+            engine = Engine(evaluator=evaluator, ply=ply, rules=rules)
         _warm(engine)
         what = f"gbot {ply}-ply ({engine.backend}{', ' + weights if weights else ''})"
         return cls(label, engine, what)
@@ -381,6 +397,10 @@ def _warm(engine: Any) -> None:
     pos = Position.initial()
     engine.choose_play(pos, (3, 1))
     engine.probabilities(pos.swapped())
+
+
+_NO_NETWORKS = object()
+"""A stand-in evaluator that keeps :class:`~gbot.engine.Engine` from loading the networks."""
 
 
 class GnubgNNEvaluator:
