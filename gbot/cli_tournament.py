@@ -58,6 +58,12 @@ grandmaster."""
               help="Draw variant: the other side gets one last roll to draw.")
 @click.option("--opener", type=click.Choice(["roll", "loser", "alternate"]), default="roll",
               show_default=True, help="Who opens games after the first.")
+@click.option("--variation",
+              type=click.Choice(["standard", "nackgammon", "hyper1", "hyper2", "hyper3"]),
+              default="standard", show_default=True, help="Starting position.")
+@click.option("--resignation", type=click.Choice(["offer", "position"]), default="offer",
+              show_default=True, help="Resignations offered and answered (gnubg, FIBS), or "
+              "scored at once by the resigner's position (site style).")
 @click.option("--max-games", type=click.IntRange(1), default=None,
               help="Stop (resumably) after this many new games.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -65,7 +71,8 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
                duplicate: bool, seed: int, out: str | None, resume: str | None,
                workers: int | None, backend: str, ray_address: str | None, cube: bool,
                cube_cap: str, end_mode: str, jacoby: bool, beavers: bool, caucasian: bool,
-               draw_last_roll: bool, opener: str, max_games: int | None, quiet: bool) -> None:
+               draw_last_roll: bool, opener: str, variation: str, resignation: str,
+               max_games: int | None, quiet: bool) -> None:
     """Play engines against each other and report who is stronger.
 
     Example: gbot tournament gbot gnubg,ply=0 random --scheme gauntlet -n 200
@@ -89,7 +96,8 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
                 raise click.UsageError("name two players or more (or --resume FOLDER)")
             rules = Rules(cube_enabled=cube, cube_cap=int(cube_cap), end_mode=end_mode,
                           jacoby=jacoby, beavers=beavers, caucasian=caucasian,
-                          draw_last_roll=draw_last_roll, opener=opener)
+                          draw_last_roll=draw_last_roll, opener=opener, variation=variation,
+                          resignation=resignation)
             config = TournamentConfig(
                 tuple(players), scheme or ("head-to-head" if len(players) == 2
                                            else "round-robin"),
