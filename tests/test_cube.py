@@ -504,3 +504,20 @@ def test_lookahead_is_exact_on_a_last_roll() -> None:
 
     d = decide_from_equities(e, money(), probs)
     assert (d.action, d.response) == ("double_take", "take")
+
+
+def test_resignation_from_a_match_state() -> None:
+    from gbot.cube.resign import accept_resignation, offer_resignation
+    from gbot.match import MatchState
+    from gbot.position import Position
+
+    pos = Position.initial()
+    offered = MatchState(resign_offered=1, player_on_roll=0, player_to_act=1)
+    assert accept_resignation(pos, offered, evaluator=FixedEvaluator((0.0, 0.0, 0.0, 0.0, 0.0)))
+    assert not accept_resignation(pos, offered,
+                                  evaluator=FixedEvaluator((0.0, 0.0, 0.0, 0.7, 0.0)))
+    assert accept_resignation(pos, offered, level=2,
+                              evaluator=FixedEvaluator((0.0, 0.0, 0.0, 0.7, 0.0)))
+    st = MatchState()
+    assert offer_resignation(pos, st, evaluator=FixedEvaluator((0.0, 0.0, 0.0, 1.0, 0.0))) == 2
+    assert offer_resignation(pos, st, evaluator=FixedEvaluator((0.2, 0.0, 0.0, 0.1, 0.0))) == 0
