@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from gbot import matfile
-from gbot.errors import GbotError, TournamentError
+from gbot.errors import GbotError, PlayerError, TournamentError
 from gbot.match import MatchState, Rules
 from gbot.referee import MatchRecord, new_match, next_game
 from gbot.tournament.game import GameResult, GameTask
@@ -341,7 +341,11 @@ def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process
                 in_flight -= 1
                 if isinstance(outcome, BaseException):
                     cancel = True
-                    raise outcome
+                    if isinstance(outcome, GbotError):
+                        raise outcome
+                    raise PlayerError(f"game {task.number} of {task.labels[0]} against "
+                                      f"{task.labels[1]} (unit {task.key[1]}) failed: "
+                                      f"{type(outcome).__name__}: {outcome}") from outcome
                 result: GameResult = outcome
                 rec = record_of(result, names[task.key[0]])
                 store.append(rec)
