@@ -337,6 +337,71 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
 
 
 @jit
+def _first_source(b: Board, start: int, die: int) -> int:
+    """The highest point ``<= start`` from which a checker may move ``die``; 0 when none."""
+    if b[25] > 0:
+        if start >= 25 and b[25 - die] >= -1:
+            return 25
+        return 0
+    high = _highest(b)
+    src = start if start < high else high
+    while src >= 1:
+        if b[src] > 0 and _can_step(b, src, die, high):
+            return src
+        src -= 1
+    return 0
+
+
+@jit
+def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.int8],
+             steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
+             hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
+             keys: npt.NDArray[np.int64]) -> None:
+    """Doubles without the Caucasian rule: four nested loops over sources in non-increasing
+    order (every play has such an ordering, so nothing is lost and transpositions are cut)."""
+    h0 = _hash(b, keys)
+    s1 = _first_source(b, 25, d)
+    while s1 > 0:
+        h1 = _moved_hash(b, h0, s1, d, keys)
+        x1 = _apply(b, s1, d)
+        path[0] = s1
+        path[1] = s1 - d if s1 > d else 0
+        s2 = _first_source(b, s1, d)
+        if s2 == 0 and state[1] <= 1:
+            _record(b, h1, 1, 1, path, out, steps, table, hashes, state)
+        while s2 > 0:
+            h2 = _moved_hash(b, h1, s2, d, keys)
+            x2 = _apply(b, s2, d)
+            path[2] = s2
+            path[3] = s2 - d if s2 > d else 0
+            s3 = _first_source(b, s2, d)
+            if s3 == 0 and state[1] <= 2:
+                _record(b, h2, 2, 2, path, out, steps, table, hashes, state)
+            while s3 > 0:
+                h3 = _moved_hash(b, h2, s3, d, keys)
+                x3 = _apply(b, s3, d)
+                path[4] = s3
+                path[5] = s3 - d if s3 > d else 0
+                s4 = _first_source(b, s3, d)
+                if s4 == 0 and state[1] <= 3:
+                    _record(b, h3, 3, 3, path, out, steps, table, hashes, state)
+                while s4 > 0:
+                    h4 = _moved_hash(b, h3, s4, d, keys)
+                    x4 = _apply(b, s4, d)
+                    path[6] = s4
+                    path[7] = s4 - d if s4 > d else 0
+                    _record(b, h4, 4, 4, path, out, steps, table, hashes, state)
+                    _undo(b, s4, d, x4)
+                    s4 = _first_source(b, s4 - 1, d)
+                _undo(b, s3, d, x3)
+                s3 = _first_source(b, s3 - 1, d)
+            _undo(b, s2, d, x2)
+            s2 = _first_source(b, s2 - 1, d)
+        _undo(b, s1, d, x1)
+        s1 = _first_source(b, s1 - 1, d)
+
+
+@jit
 def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
@@ -355,9 +420,11 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
         marks[i] = 0
     dice = np.empty(4, dtype=np.int64)
     scratch = np.empty((8, 5), dtype=np.int64)
-    if d1 == d2:
+    if d1 == d2 and not caucasian:
+        _doubles(b, d1, path, out, steps, table, hashes, state, keys)
+    elif d1 == d2:
         dice[:] = d1
-        _search(b, dice, 4, not caucasian, caucasian, marks, path, out, steps, table, hashes,
+        _search(b, dice, 4, False, caucasian, marks, path, out, steps, table, hashes,
                 state, keys, scratch, False)
     elif not caucasian:
         _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state, keys)
