@@ -176,19 +176,15 @@ def _step_options(b: Board, src: int, die: int, high: int, marks: npt.NDArray[np
 
 
 @jit
-def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
+def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int,
             caucasian: bool, marks: npt.NDArray[np.int8], path: npt.NDArray[np.int8],
             out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
             table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
             state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64],
-            scratch: npt.NDArray[np.int64], second_order: bool) -> None:
-    """Depth-first search over the dice in the order given, recording every end position.
+            scratch: npt.NDArray[np.int64]) -> None:
+    """Depth-first search over the dice in the order given, recording every end position;
+    the general path, used for the Caucasian rule (marks track hitting checkers).
 
-    ``canonical`` (doubles without the Caucasian rule) keeps sources non-increasing: every
-    play has such an ordering, so nothing is lost and transpositions are cut early.
-    ``second_order`` (the second die order of a non-double, no Caucasian rule, nobody of the
-    mover on the bar) skips two-checker plays that land on the board: the first order has
-    already reached them, since with no bar and no bearing off, order cannot matter.
     ``scratch`` is int64[8, 5] of per-depth bookkeeping."""
     next_src = scratch[0]
     next_kind = scratch[1]
@@ -219,11 +215,6 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
                     src = high
                     kind = 1
             while src >= lowest:
-                if second_order and depth == 1 and src != done_src[0] - dice[0] \
-                        and done_src[0] - dice[0] >= 1 and src - die >= 1:
-                    src -= 1
-                    kind = 1
-                    continue
                 if b[src] > 0:
                     opts = _step_options(b, src, die, high, marks, caucasian)
                     while kind <= 2 and not opts & kind:
@@ -253,7 +244,7 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int, canonical: bool,
                 next_kind[depth] = kind + 1
                 moved[depth] = 1
                 depth += 1
-                next_src[depth] = src if canonical else 25
+                next_src[depth] = 25
                 next_kind[depth] = 1
                 moved[depth] = 0
                 high_at[depth] = _highest(b)
@@ -424,19 +415,19 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
         _doubles(b, d1, path, out, steps, table, hashes, state, keys)
     elif d1 == d2:
         dice[:] = d1
-        _search(b, dice, 4, False, caucasian, marks, path, out, steps, table, hashes,
-                state, keys, scratch, False)
+        _search(b, dice, 4, caucasian, marks, path, out, steps, table, hashes, state, keys,
+                scratch)
     elif not caucasian:
         _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state, keys)
     else:
         dice[0] = max(d1, d2)
         dice[1] = min(d1, d2)
-        _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
-                keys, scratch, False)
+        _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state, keys,
+                scratch)
         dice[0] = min(d1, d2)
         dice[1] = max(d1, d2)
-        _search(b, dice, 2, False, caucasian, marks, path, out, steps, table, hashes, state,
-                keys, scratch, False)
+        _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state, keys,
+                scratch)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
