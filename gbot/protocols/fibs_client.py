@@ -128,6 +128,16 @@ class MatchResult:
         return self.score[0] > self.score[1]
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One decision the engine made: ``kind`` (move, cube, take, resign or
+    accept_resignation), the ``board:`` line it was made on, and the command sent."""
+
+    kind: str
+    board: str
+    command: str
+
+
 @dataclass
 class _Match:
     opponent: str
@@ -190,6 +200,7 @@ class FibsBot:
         self.games_played = 0
         self.malformed = 0
         self.logins = 0
+        self.decisions: deque[Decision] = deque(maxlen=5000)
         self._left_at: dict[str, float] = {}
         self._invited_at: dict[str, float] = {}
         self._now = 0.0
@@ -470,8 +481,10 @@ class FibsBot:
             if need is not None:
                 self.need = need
                 self._repeat_ok = True
-        elif not fb.me_player1 and self.need is not Need.TAKE:
-            self.need = None           # the opponent is to act: nothing is asked of me
+        elif not fb.me_player1:
+            self._acted_raw = ""       # the turn moved on: a later equal board is a new state
+            if self.need is not Need.TAKE:
+                self.need = None       # the opponent is to act: nothing is asked of me
         return self._act()
 
     def _on_error(self, ev: clip.ServerError) -> list[Send]:
@@ -543,7 +556,11 @@ class FibsBot:
         self._resign_waiting = self.need
         self._done()
         log.info("offering to resign (%s)", ("single", "gammon", "backgammon")[level - 1])
-        return [Send(f"resign {'ngb'[level - 1]}", self.config.delay)]
+        return self._decided("resign", f"resign {'ngb'[level - 1]}")
+
+    def _decided(self, kind: str, command: str) -> list[Send]:
+        self.decisions.append(Decision(kind, self._board_raw, command))
+        return [Send(command, self.config.delay)]
 
     def _cube(self, fb: FibsBoard) -> list[Send]:
         self._done()
@@ -554,7 +571,7 @@ class FibsBot:
             action = "roll"
         if action == "double":
             log.info("doubling (cube %d)", fb.cube_value)
-        return [Send("double" if action == "double" else "roll", self.config.delay)]
+        return self._decided("cube", "double" if action == "double" else "roll")
 
     def _move(self, fb: FibsBoard) -> list[Send]:
         self._done()
@@ -566,7 +583,7 @@ class FibsBot:
             play = plays[0] if plays else None
         if play is None or not play.steps:
             return []          # no legal play: the server passes the turn itself
-        return [Send(fibs_move(play, fb.colour), self.config.delay)]
+        return self._decided("move", fibs_move(play, fb.colour))
 
     def _answer_double(self, fb: FibsBoard, synthesized: bool) -> list[Send]:
         pos: Position
@@ -586,7 +603,7 @@ class FibsBot:
             answer = "take"
         log.info("%s the double to %d", "dropping" if answer == "drop" else "taking",
                  fb.cube_value * 2)
-        return [Send("reject" if answer == "drop" else "accept", self.config.delay)]
+        return self._decided("take", "reject" if answer == "drop" else "accept")
 
     def _my_view(self) -> tuple[Position, MatchState] | None:
         fb = self.board
@@ -610,7 +627,7 @@ class FibsBot:
                 log.exception("the engine failed on a resignation offer; rejecting")
         log.info("%s the resignation of %s (%d points)", "accepting" if accept else "rejecting",
                  ev.name, ev.points)
-        return [Send("accept" if accept else "reject", self.config.delay)]
+        return self._decided("accept_resignation", "accept" if accept else "reject")
 
     def _on_resign_rejected(self, ev: clip.ResignRejected) -> list[Send]:
         if ev.name is not None and self._resign_waiting is not None:
@@ -893,6 +910,6 @@ def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None =
 
 
 __all__ = [
-    "BotConfig", "ExitReason", "FibsBot", "MatchResult", "Need", "Reconnect", "Send",
+    "BotConfig", "Decision", "ExitReason", "FibsBot", "MatchResult", "Need", "Reconnect", "Send",
     "fibs_move", "fibs_point", "fibs_steps", "run_bot",
 ]

@@ -1,0 +1,805 @@
+"""The FIBS bot (gbot.protocols.fibs_client): FIBS move text against the rules core, the state
+machine line by line with a stand-in engine, fuzzed server lines, and complete matches on the
+local server (gbot.testing.fibs_server) with the real engine: two bots, a scripted human,
+and a dropped connection that is resumed."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gbot.core.board import START, flip_py
+from gbot.engine import Engine
+from gbot.match import MatchState
+from gbot.position import Play, Position
+from gbot.protocols import clip
+from gbot.protocols.fibs_board import FibsBoard, format_fibs_board, parse_fibs_board
+from gbot.protocols.fibs_client import (
+    BotConfig,
+    ExitReason,
+    FibsBot,
+    Need,
+    Reconnect,
+    fibs_move,
+    run_bot,
+)
+from gbot.testing.fibs_server import (
+    FibsServer,
+    GameSetup,
+    LineClient,
+    apply_steps,
+    parse_fibs_steps,
+)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+# =========================================================================== helpers
+
+
+def board_of(me: dict[int, int], opp: dict[int, int]) -> tuple[int, ...]:
+    """A board seen by the side to move: ``me``/``opp`` map own point numbers to checkers."""
+    b = [0] * 26
+    for p, n in me.items():
+        b[p] += n
+    for p, n in opp.items():
+        b[25 - p] -= n
+    return tuple(b)
+
+
+def fibs_line(pos: Position | Sequence[int], dice: tuple[int, int] = (0, 0), *,
+              mine: bool = True, colour: int = 1, cube: int = 1, owner: str = "centre",
+              pending: bool = False, score: tuple[int, int] = (0, 0), length: int = 5,
+              opp: str = "alice") -> str:
+    """A FIBS ``board:`` line for the bot ("You"): ``pos`` is seen by the side to act."""
+    points = tuple(int(x) for x in (pos.board if isinstance(pos, Position) else pos))
+    may = (False, False) if pending else (owner != "opponent", owner != "me")
+    fb = FibsBoard(points=points, dice=dice, cube_value=cube, cube_owner=owner,  # type: ignore[arg-type]
+                   may_double=may, double_pending=pending, score=score, match_length=length,
+                   crawford_game=False, post_crawford=False,
+                   names=("You", opp) if mine else (opp, "You"), dialect="fibs",
+                   colour=colour, me_player1=mine)
+    return format_fibs_board(fb, "fibs")
+
+
+class StubEngine:
+    """A stand-in engine for protocol tests: scripted answers, every call recorded."""
+
+    def __init__(self, cube: str = "roll", take: str = "take", resign: int = 0,
+                 accept: bool = True) -> None:
+        self.cube, self.take, self.resign, self.accept = cube, take, resign, accept
+        self.calls: list[tuple[Any, ...]] = []
+
+    def choose_play(self, pos: Position, dice: Sequence[int]) -> Play | None:
+        self.calls.append(("play", pos, tuple(dice)))
+        plays = pos.legal_plays(dice)
+        return plays[0] if plays else None
+
+    def cube_action(self, pos: Position, state: MatchState) -> str:
+        self.calls.append(("cube", pos, state))
+        return self.cube
+
+    def respond_double(self, pos: Position, state: MatchState) -> str:
+        self.calls.append(("take", pos, state))
+        return self.take
+
+    def resign_offer(self, pos: Position, state: MatchState) -> int:
+        self.calls.append(("resign", pos, state))
+        return self.resign
+
+    def accept_resignation(self, pos: Position, state: MatchState, level: int) -> bool:
+        self.calls.append(("accept", pos, state, level))
+        return self.accept
+
+
+def new_bot(engine: Any = None, **cfg: Any) -> FibsBot:
+    config = BotConfig("gbot", delay=0.0, **cfg)
+    return FibsBot(config, engine or StubEngine(), "s3cret")
+
+
+def feed(bot: FibsBot, *lines: str) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        out += [s.text for s in bot.handle_line(line)]
+    return out
+
+
+def first_move(pos: Position, dice: tuple[int, int], colour: int = 1) -> str:
+    """What :class:`StubEngine` plays: the first legal play, in FIBS text."""
+    return fibs_move(pos.legal_plays(dice)[0], colour)
+
+
+def in_match(bot: FibsBot, opp: str = "alice", length: int = 5) -> None:
+    feed(bot, "login: ", "1 gbot 0 -", f"** You are now playing a {length} point match with {opp}",
+         f"Starting a new game with {opp}.")
+
+
+# =========================================================================== FIBS moves
+
+
+def test_fibs_move_spec_example() -> None:
+    # spec 7: X with 5-3 at the start, gnubg's 8/3 6/3, is "move 17-22 19-22"
+    plays = {p.notation: p for p in Position.initial().legal_plays((5, 3))}
+    assert fibs_move(plays["8/3 6/3"], -1) == "move 17-22 19-22"
+    assert fibs_move(plays["8/3 6/3"], 1) == "move 8-3 6-3"
+    assert fibs_move(plays["24/16"], 1) == "move 24-21 21-16"   # one checker: two steps
+
+
+def test_fibs_move_bar_and_off() -> None:
+    hit = Position(board_of({25: 1, 13: 5, 8: 3, 6: 5, 24: 1}, {24: 2, 13: 5, 8: 3, 6: 5}))
+    enter = {p.notation: p for p in hit.legal_plays((4, 1))}
+    assert fibs_move(enter["bar/21 24/23"], 1) == "move bar-21 24-23"
+    assert fibs_move(enter["bar/21 24/23"], -1) == "move bar-4 1-2"
+    home = Position(board_of({6: 1, 3: 1}, {6: 2}))
+    off = {p.notation: p for p in home.legal_plays((6, 3))}
+    assert fibs_move(off["6/off 3/off"], 1) == "move 6-off 3-off"
+    assert fibs_move(off["6/off 3/off"], -1) == "move 19-off 22-off"
+
+
+def _absolute_after(line: str, text: str) -> list[int]:
+    """Apply FIBS ``move`` steps to the absolute board of ``line`` (independent of gbot's
+    orientation code): O (+) moves down and enters at 25 - die, X (-) moves up."""
+    f = line.split(":")
+    p = [int(x) for x in f[6:32]]
+    s = int(f[32])               # the mover's colour
+    opp_bar = 0 if s > 0 else 25
+    for word in text.split()[1:]:
+        a, b = word.split("-")
+        src = (25 if s > 0 else 0) if a == "bar" else int(a)
+        p[src] -= s
+        if b != "off":
+            dst = int(b)
+            if p[dst] == -s:
+                p[dst] = 0
+                p[opp_bar] -= s
+            p[dst] += s
+    return p
+
+
+def _legal_cases() -> list[tuple[str, tuple[int, int]]]:
+    path = SHARED / "vectors" / "legal_moves_public.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    rows = [json.loads(x) for x in path.read_text().splitlines()[:400]]
+    return [(r["position_id"], tuple(r["dice"])) for r in rows]  # type: ignore[misc]
+
+
+def test_fibs_moves_agree_with_rules_core_and_board_frame() -> None:
+    """Every legal play of 400 vector positions, both colours: the FIBS text replays to the
+    play's result on the absolute board (independent stepper) and through the server."""
+    n = 0
+    for pid, dice in _legal_cases():
+        pos = Position.from_id(pid)
+        for play in pos.legal_plays(dice)[:6]:
+            if not play.steps:
+                continue
+            for colour in (1, -1):
+                text = fibs_move(play, colour)
+                line = fibs_line(pos, dice, colour=colour)
+                want = fibs_line(play.position, (0, 0), colour=colour).split(":")[6:32]
+                assert [str(x) for x in _absolute_after(line, text)] == want, (pid, dice, text)
+                steps = parse_fibs_steps(text.split()[1:], colour)
+                assert steps is not None
+                after, problem = apply_steps(pos.board, steps, dice)
+                assert problem is None, (pid, dice, text, problem)
+                assert np.array_equal(after.astype(np.int8), play.position.board)
+                n += 1
+    assert n > 1500
+
+
+# =========================================================================== state machine
+
+
+def test_login_settings_and_failed_login() -> None:
+    bot = new_bot()
+    assert feed(bot, "Welcome.", "login: ") == ["login gbot 1008 gbot s3cret"]
+    assert bot.login_text() == "login gbot 1008 gbot ****"
+    assert feed(bot, "1 gbot 1795953514 127.0.0.1") == ["set boardstyle 3"]
+    own = "2 gbot 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC"
+    assert feed(bot, own) == ["toggle ready", "toggle notify", "toggle report",
+                              "toggle silent", "toggle moreboards"]
+    assert feed(bot, own) == []
+    assert feed(bot, "3", "some motd", "4", "5 gbot - - 1 0 1500.00 0 0 1 127.0.0.1 gbot -",
+                "6") == []
+    assert bot.logged_in and bot.stop_reason is None
+    bad = new_bot()
+    feed(bad, "login: ")
+    assert feed(bad, "login: ") == []
+    assert bad.stop_reason is ExitReason.LOGIN_FAILED
+
+
+def test_move_once_per_board() -> None:
+    eng = StubEngine()
+    bot = new_bot(eng)
+    in_match(bot)
+    line = fibs_line(Position.initial(), (3, 1))
+    out = feed(bot, "You roll 3 and 1.", line, "Please move 2 pieces.", line, line)
+    assert len(out) == 1 and out[0].startswith("move ")
+    play = Position.initial().legal_plays((3, 1))[0]
+    assert out == [fibs_move(play, 1)]
+    # the opponent's turn, then mine again with the same dice and position: a new request
+    opp = fibs_line(play.position.swapped(), (0, 0), mine=False, colour=-1)
+    assert feed(bot, opp, "alice rolls 6 and 5.") == []
+    assert feed(bot, "You roll 3 and 1.", line) == out
+    assert [c[0] for c in eng.calls].count("play") == 2
+
+
+def test_opening_roll_then_cube_prompt() -> None:
+    bot = new_bot(StubEngine(cube="double"))
+    in_match(bot)
+    line = fibs_line(Position.initial(), (6, 1))
+    out = feed(bot, "You rolled 6, alice rolled 1.", "It's your turn to move.", line)
+    assert out == [first_move(Position.initial(), (6, 1))]
+    mine = fibs_line(Position.initial())
+    # a board with my turn and no dice is not a request by itself (the server may auto-roll)
+    assert feed(bot, mine) == []
+    assert feed(bot, "It's your turn. Please roll or double.") == ["double"]
+    assert feed(bot, "It's your turn. Please roll or double.") == []
+    # prompt first, board after: acts when the board arrives
+    assert feed(bot, fibs_line(Position.initial(), (2, 2), mine=False, colour=-1)) == []
+    assert feed(bot, "It's your turn to roll or double.", mine) == ["double"]
+
+
+def test_take_with_and_without_a_pending_board() -> None:
+    eng = StubEngine(take="drop")
+    bot = new_bot(eng)
+    in_match(bot)
+    pos = Position.initial()
+    pending = fibs_line(pos, pending=True)
+    assert feed(bot, "alice doubles. Type 'accept' or 'reject'.", pending) == ["reject"]
+    kind, seen, state = eng.calls[-1]
+    assert kind == "take" and seen == pos and state.double_offered
+    assert state.player_to_act != state.player_on_roll
+    # FIBS may send no board with the double: the answer comes from the board before it
+    eng2 = StubEngine(take="take")
+    bot2 = new_bot(eng2)
+    in_match(bot2)
+    their = Position(board_of({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 4, 8: 3, 6: 5, 5: 1}))
+    assert feed(bot2, fibs_line(their, mine=False, colour=-1)) == []
+    assert feed(bot2, "alice doubles. Type 'accept' or 'reject'.") == ["accept"]
+    kind, seen, state = eng2.calls[-1]
+    assert seen == their.swapped() and state.double_offered
+    assert state.board == tuple(int(x) for x in their.board)
+    # a pending board arriving afterwards is not answered again
+    assert feed(bot2, fibs_line(their.swapped(), pending=True)) == []
+
+
+def test_resignation_offers() -> None:
+    eng = StubEngine(accept=False)
+    bot = new_bot(eng)
+    in_match(bot)
+    feed(bot, fibs_line(Position.initial(), mine=False, colour=-1, cube=2, owner="opponent"))
+    out = feed(bot, "alice wants to resign. You will win 4 points. Type 'accept' or 'reject'.")
+    assert out == ["reject"]
+    assert eng.calls[-1][0] == "accept" and eng.calls[-1][3] == 2   # 4 points / cube 2
+    # the bot's own resignation: offered once per game; a rejection resumes the turn
+    eng2 = StubEngine(resign=2)
+    bot2 = new_bot(eng2)
+    in_match(bot2)
+    line = fibs_line(Position.initial(), (4, 2))
+    assert feed(bot2, "You roll 4 and 2.", line) == ["resign g"]
+    assert feed(bot2, "You want to resign. alice will win 2 points.") == []
+    out = feed(bot2, "alice rejects. The game continues.")
+    assert out == [first_move(Position.initial(), (4, 2))]
+    assert feed(bot2, "Please move 2 pieces.", line) == []
+    assert [d.kind for d in bot2.decisions] == ["resign", "move"]
+
+
+def test_game_and_match_end() -> None:
+    bot = new_bot(max_matches=1)
+    in_match(bot, "alice", 3)
+    assert feed(bot, "You win the game and get 2 points. Congratulations!",
+                "score in 3 point match: gbot-2 alice-0",
+                "Type 'join' if you want to play the next game, type 'leave' if you don't.") \
+        == ["join"]
+    assert bot.match is not None and bot.match.score == (2, 0)
+    assert feed(bot, "You win the 3 point match 3-1 .") == ["bye"]
+    assert bot.stop_reason is ExitReason.FINISHED
+    assert list(bot.results)[0].won and list(bot.results)[0].score == (3, 1)
+    lost = new_bot()
+    in_match(lost, "alice", 3)
+    feed(lost, "alice wins the 3 point match 3-1 .")
+    assert list(lost.results)[0].score == (1, 3) and lost.stop_reason is None
+
+
+@pytest.mark.parametrize(("line", "cfg", "joins"), [
+    ("alice wants to play a 5 point match with you.", {}, True),
+    ("alice wants to play a 9 point match with you.", {}, False),
+    ("alice wants to play a 9 point match with you.", {"max_length": 0}, True),
+    ("alice wants to play an unlimited match with you.", {}, False),
+    ("alice wants to play an unlimited match with you.", {"unlimited": True}, True),
+    ("alice wants to play a 3 point match with you.", {"deny": frozenset({"alice"})}, False),
+    ("alice wants to play a 3 point match with you.", {"allow": frozenset({"bob"})}, False),
+    ("alice wants to play a 3 point match with you.", {"allow": frozenset({"alice"})}, True),
+    ("alice wants to resume a saved match with you.", {"max_length": 1}, True),
+])
+def test_invitation_policy(line: str, cfg: dict[str, Any], joins: bool) -> None:
+    bot = new_bot(**cfg)
+    feed(bot, "login: ", "1 gbot 0 -")
+    assert feed(bot, line) == (["join alice"] if joins else [])
+
+
+def test_busy_bot_ignores_invitations_and_greets() -> None:
+    bot = new_bot(greeting="Hi, I am a bot.")
+    feed(bot, "login: ", "1 gbot 0 -")
+    assert feed(bot, "** Player alice has joined you for a 5 point match.") == \
+        ["kibitz Hi, I am a bot."]
+    assert feed(bot, "bob wants to play a 1 point match with you.") == []
+
+
+def test_errors_and_nudges_resync() -> None:
+    bot = new_bot()
+    in_match(bot)
+    line = fibs_line(Position.initial(), (3, 1))
+    first = feed(bot, "You roll 3 and 1.", line)
+    assert len(first) == 1
+    assert feed(bot, "** You can't move to 20 in your first move.") == ["board"]
+    assert feed(bot, line) == first          # the same board, answered again after the error
+    assert feed(bot, "15 alice move") == ["board"]
+    assert feed(bot, "15 bob move") == []    # only the opponent's nudges count
+    for _ in range(20):
+        feed(bot, "** It's not your turn to move.")
+    assert bot._resyncs <= 12                # bounded
+
+
+def test_malformed_board_is_logged_not_fatal(caplog: pytest.LogCaptureFixture) -> None:
+    bot = new_bot()
+    in_match(bot)
+    line = fibs_line(Position.initial(), (3, 1))
+    broken = line.replace(":5:0:3:", ":9:0:3:", 1)
+    with caplog.at_level(logging.WARNING, "gbot.fibs"):
+        assert feed(bot, "You roll 3 and 1.", broken, line[:60]) == []
+    assert bot.malformed == 2 and "malformed board" in caplog.text
+    assert len(feed(bot, line)) == 1
+
+
+def test_saved_match_is_resumed_by_invitation() -> None:
+    bot = new_bot()
+    in_match(bot, "alice", 7)
+    assert feed(bot, "alice drops connection. The game was saved.") == []
+    assert bot.match is None and bot.saved == {"alice": 7}
+    assert feed(bot, "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -", "6") == \
+        ["invite alice 7"]
+    # not again right away, and never while alice plays someone else
+    assert feed(bot, "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -") == []
+    assert feed(bot, "alice wants to resume a saved match with you.") == ["join alice"]
+    feed(bot, "You are now playing with alice. Your running match was loaded.",
+         "turn: gbot.", "match length: 7", "points for user gbot: 2",
+         "points for user alice: 3")
+    assert bot.match is not None and bot.match.length == 7 and not bot.saved
+    # after a resume the board itself says what to do
+    assert feed(bot, fibs_line(Position.initial(), (5, 2), length=7, score=(2, 3))) == \
+        [first_move(Position.initial(), (5, 2))]
+
+
+def test_leave_cooldown_and_connection_loss() -> None:
+    bot = new_bot()
+    in_match(bot, "alice", 5)
+    bot.handle_line("** Player alice has left the game. The game was saved.", now=100.0)
+    assert bot.saved == {"alice": 5}
+    who = "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -"
+    assert [s.text for s in bot.handle_line(who, now=150.0)] == []
+    bot.handle_line("6", now=150.0)
+    assert [s.text for s in bot.handle_line(who, now=500.0)] == ["invite alice 5"]
+    lost = new_bot()
+    in_match(lost, "bob", 3)
+    lost.disconnected()
+    assert lost.saved == {"bob": 3} and lost.match is None
+
+
+def test_timers() -> None:
+    bot = new_bot(keepalive=100.0, stall=30.0)
+    bot.connected(0.0)
+    feed(bot, "login: ", "1 gbot 0 -")
+    assert bot.tick(50.0) == []
+    assert [s.text for s in bot.tick(101.0)] == ["time"]
+    bot.handle_line("** You are now playing a 5 point match with alice", now=200.0)
+    bot.handle_line("You roll 3 and 1.", now=200.0)
+    assert bot.need is Need.MOVE
+    assert [s.text for s in bot.tick(240.0)] == ["board"]
+
+
+def test_request_stop() -> None:
+    bot = new_bot()
+    feed(bot, "login: ", "1 gbot 0 -")
+    assert [s.text for s in bot.request_stop(ExitReason.INTERRUPTED)] == ["bye"]
+    assert bot.request_stop() == [] and bot.stop_reason is ExitReason.INTERRUPTED
+    assert feed(bot, "alice wants to play a 1 point match with you.") == []
+
+
+# --- fuzz ---------------------------------------------------------------------------------
+
+_REAL = [
+    "alice wants to play a 5 point match with you.", "You roll 3 and 1.",
+    "It's your turn. Please roll or double.", "alice doubles. Type 'accept' or 'reject'.",
+    "alice wants to resign. You will win 2 points. Type 'accept' or 'reject'.",
+    "Please move 2 pieces.", "alice rejects. The game continues.", "You can't move.",
+    "You are now playing with alice. Your running match was loaded.", "turn: alice.",
+    "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -", "6", "alice moves 13-7 24-23 .",
+    "Type 'join' if you want to play the next game, type 'leave' if you don't.",
+    "You win the 5 point match 5-3 .", "alice drops connection. The game was saved.",
+    "2 gbot 1 1 0 0 0 0 1 1 0 0 0 0 1 1500.00 0 0 0 1 0 UTC", "login: ",
+    "15 alice move", "** You can't move to 20 in your first move.",
+    fibs_line(Position.initial(), (3, 1)), fibs_line(Position.initial()),
+    fibs_line(Position.initial(), pending=True),
+    fibs_line(Position.initial(), (6, 6), mine=False, colour=-1),
+]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_REAL), st.integers(0, 120), st.text(max_size=12),
+                          st.integers(0, 3)), min_size=1, max_size=40))
+@settings(max_examples=250, deadline=None)
+def test_fuzzed_server_lines_never_crash(script: list[tuple[str, int, str, int]]) -> None:
+    """Hundreds of malformed, truncated and shuffled server lines: never an exception."""
+    bot = new_bot()
+    in_match(bot)
+    for line, cut, junk, how in script:
+        variant = (line, line[:cut], line[:cut] + junk + line[cut:],
+                   line.replace(":", ":" + junk[:1], 3))[how]
+        out = bot.handle_line(variant)
+        assert all(isinstance(s.text, str) and "\n" not in s.text for s in out)
+        bot.tick(0.0)
+
+
+# =========================================================================== on the server
+
+
+class Running:
+    """A bot running in a thread: ``rc`` once it stopped; set ``stop`` to log it out."""
+
+    def __init__(self) -> None:
+        self.rc: ExitReason | None = None
+        self.stop = threading.Event()
+
+
+@contextmanager
+def bot_running(bot: FibsBot, port: int, tries: int = 30) -> Iterator[Running]:
+    run = Running()
+
+    def go() -> None:
+        run.rc = run_bot(bot, "127.0.0.1", port, stop=run.stop,
+                         reconnect=Reconnect(tries=tries, first=0.05, longest=0.3))
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    try:
+        yield run
+        t.join(timeout=120)             # the bot logs out by itself after its matches
+    finally:
+        run.stop.set()
+        t.join(timeout=10)
+
+
+def _errors(lines: list[str]) -> list[str]:
+    bad = []
+    for ln in lines:
+        ev = clip.parse_line(ln)
+        if isinstance(ev, clip.ServerError) and ev.kind != "toggle":
+            bad.append(ln)
+    return bad
+
+
+def _check_scores(srv: FibsServer, outcome_score: tuple[int, int]) -> None:
+    """Every game's points add up to the final score the server announced."""
+    totals: dict[str, int] = {}
+    for h in srv.history:
+        if h[0] == "game" and h[1] is not None:
+            totals[str(h[1])] = totals.get(str(h[1]), 0) + int(h[2])  # type: ignore[call-overload]
+    res = srv.results[-1]
+    assert (totals.get(res.winner, 0), totals.get(res.loser, 0)) == outcome_score
+
+
+T_RACE = board_of({6: 4, 5: 3, 4: 3, 3: 2, 2: 1}, {6: 4, 5: 4, 4: 3, 3: 2, 2: 1})
+"""A race, 73% for the side on roll, no gammons: double and take."""
+D_RACE = board_of({6: 2, 5: 3, 4: 3, 3: 2, 2: 2}, {8: 2, 7: 2, 6: 3, 5: 3, 4: 3})
+"""A race, 97% for the side on roll, no gammons: double and drop."""
+R_LOST = board_of({6: 3, 5: 3, 4: 3, 3: 3, 2: 2}, {1: 1})
+"""The side on roll cannot win (exact bear-off), one checker off: resign a single game."""
+
+
+def _state(board: tuple[int, ...], score: tuple[int, int], length: int) -> MatchState:
+    return MatchState(match_length=length, score=score, board=board, player_on_roll=0,
+                      player_to_act=0, crawford=length - 1 in score and max(score) < length)
+
+
+def test_two_bots_play_a_five_point_match() -> None:
+    """Two gbot bots with the real engine play a 5-point match on the local server. The first
+    three games start from set positions: a race to double and take, a race to double and
+    drop, and a lost game to resign. Every cube action and resignation on the wire is the
+    engine's own decision, and the match ends with the score the games add up to."""
+    engine = Engine(ply=0)
+    srv = FibsServer({"alice": "pa", "bob": "pb"}, seed=11).start()
+    srv.queue_setup(GameSetup(D_RACE, "bob"))
+    srv.queue_setup(GameSetup(R_LOST, "alice"))
+    srv.queue_setup(GameSetup(T_RACE, "alice"))
+    alice = FibsBot(BotConfig("alice", delay=0, invites=(("bob", 5),), max_matches=1), engine,
+                    "pa")
+    bob = FibsBot(BotConfig("bob", delay=0, max_matches=1), engine, "pb")
+    try:
+        with bot_running(alice, srv.port) as ra, bot_running(bob, srv.port) as rb:
+            assert srv.wait_for(lambda: bool(srv.results), timeout=240)
+        assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
+        res = srv.results[0]
+        assert res.length == 5 and res.score[0] >= 5 > res.score[1]
+        assert len(alice.results) == len(bob.results) == 1
+        mine = {"alice": alice.results[0], "bob": bob.results[0]}
+        assert mine[res.winner].won and mine[res.winner].score == res.score
+        assert mine[res.loser].score == (res.score[1], res.score[0])
+        _check_scores(srv, res.score)
+        assert _errors(srv.sent_to("alice")) == [] and _errors(srv.sent_to("bob")) == []
+
+        games = [h for h in srv.history if h[0] == "game"]
+        before = [(0, 0)] + [g[4] for g in games]           # (alice, bob) before each game
+        segments: list[list[tuple[object, ...]]] = [[]]      # the events of each game
+        for h in srv.history:
+            if h[0] == "game":
+                segments.append([])
+            elif h[0] != "start":
+                segments[-1].append(h)
+
+        def expect_cube(game: int, board: tuple[int, ...], score: tuple[int, int],
+                        doubler: str, taker: str) -> None:
+            seen = [h[:2] for h in segments[game] if h[0] in ("double", "take", "drop")]
+            st = _state(board, score, 5)
+            if engine.cube_action(Position(board), st) != "double":
+                assert ("double", doubler) not in seen[:1]
+                return
+            answer = engine.respond_double(Position(board).swapped(),
+                                           replace(st, double_offered=True, player_to_act=1))
+            assert seen[:2] == [("double", doubler),
+                                ("drop" if answer == "drop" else "take", taker)]
+
+        # game 1: bob on roll in D_RACE at 0-0
+        expect_cube(0, D_RACE, (0, 0), "bob", "alice")
+        # game 2: alice on roll in R_LOST, resigns when the engine says so; bob answers
+        st2 = _state(R_LOST, before[1], 5)
+        offer = engine.resign_offer(Position(R_LOST), st2)
+        res2 = [h[:2] for h in segments[1] if "resign" in str(h[0])]
+        if offer:
+            yes = engine.accept_resignation(Position(R_LOST).swapped(),
+                                            replace(st2, player_to_act=1), offer)
+            assert res2[:2] == [("resign", "alice"),
+                                ("accept_resign" if yes else "reject_resign", "bob")]
+        else:
+            assert ("resign", "alice") not in res2[:1]
+        # game 3 (if the match is still on and not at the Crawford score): T_RACE
+        if len(games) >= 3 and max(before[2]) < 4:
+            expect_cube(2, T_RACE, before[2], "alice", "bob")
+        # the decisions the bots logged replay identically with the engine
+        for bot in (alice, bob):
+            for d in bot.decisions:
+                if d.kind == "move":
+                    fb = parse_fibs_board(d.board, "fibs")
+                    play = engine.choose_play(fb.position, fb.dice)
+                    assert play is not None and fibs_move(play, fb.colour) == d.command
+        if engine.evaluator is not None:     # a trained engine doubles, drops and resigns here
+            kinds = [h[0] for h in srv.history]
+            assert "take" in kinds and "drop" in kinds and "resign" in kinds
+    finally:
+        srv.stop()
+
+
+class _Human:
+    """A scripted human on a raw socket: checks every board line and every reply."""
+
+    def __init__(self, port: int, name: str, password: str, bot: str) -> None:
+        self.c = LineClient(port, timeout=60)
+        self.name, self.bot = name, bot
+        self.c.login(name, password)
+        self.board: FibsBoard | None = None
+        self.rng = random.Random(5)
+        self.boards = 0
+
+    def check_board(self, line: str) -> FibsBoard:
+        fb = parse_fibs_board(line, "fibs")     # raises on any malformed or impossible line
+        assert fb.names[0] == "You" or fb.names[1] == "You"
+        assert self.bot in fb.names
+        self.boards += 1
+        self.board = fb
+        return fb
+
+    def my_view(self) -> Position:
+        fb = self.board
+        assert fb is not None
+        return fb.position if fb.me_player1 else fb.position.swapped()
+
+    def move(self, fb: FibsBoard) -> None:
+        plays = fb.position.legal_plays(fb.dice)
+        if not plays:
+            return
+        play = self.rng.choice(plays)
+        words = []
+        for a, b in play.steps:
+            def pt(p: int, src: bool) -> str:
+                if p == 25 and src:
+                    return "bar"
+                if p == 0 and not src:
+                    return "off"
+                return str(p if fb.colour > 0 else 25 - p)
+            words.append(f"{pt(a, True)}-{pt(b, False)}")
+        self.c.send("move " + " ".join(words))
+
+
+def test_scripted_human_plays_gbot() -> None:
+    """A raw-socket "human" plays a 3-point match against gbot (real engine). It checks every
+    board line, that each move gbot echoes is a legal play of its dice from the last board,
+    that gbot answers a double and a resignation exactly once each, and that gbot never
+    receives an error from the server."""
+    engine = Engine(ply=0)
+    srv = FibsServer({"gbot": "pg", "carol": "pc"}, seed=7, ready=["gbot"]).start()
+    srv.queue_setup(GameSetup(T_RACE, "carol"))
+    srv.queue_setup(GameSetup(R_LOST, "carol"))
+    bot = FibsBot(BotConfig("gbot", delay=0, max_matches=1, max_length=3), engine, "pg")
+    try:
+        with bot_running(bot, srv.port) as rb:
+            assert srv.wait_for(lambda: "gbot" in srv.online(), 60)
+            h = _Human(srv.port, "carol", "pc", "gbot")
+            h.c.send("invite gbot 3")
+            h.c.expect(r"\*\* Player gbot has joined you for a 3 point match\.")
+            h.c.send("toggle moreboards")
+            answers: list[str] = []
+            doubled = resigned = pending = False
+            after = ""
+            bot_dice: tuple[int, int] | None = None
+            games = 0
+            for _ in range(5000):
+                line = h.c.next_line(60)
+                ev = clip.parse_line(line)
+                turn_starts = isinstance(ev, clip.RollOrDouble) or (
+                    isinstance(ev, clip.Rolled) and ev.name is None)
+                if isinstance(ev, clip.BoardLine):
+                    fb = h.check_board(line)
+                    if fb.me_player1 and fb.question == "move" and not pending:
+                        h.move(fb)
+                elif turn_starts and games == 1 and not resigned:
+                    assert h.my_view() == Position(R_LOST)
+                    resigned = pending = True
+                    after = "roll" if isinstance(ev, clip.RollOrDouble) else "move"
+                    h.c.send("resign n")
+                elif isinstance(ev, clip.RollOrDouble):
+                    h.c.send("double" if games == 0 and not doubled else "roll")
+                    doubled = True
+                elif isinstance(ev, clip.Rolled) and ev.name == "gbot":
+                    bot_dice = ev.dice
+                elif isinstance(ev, clip.Doubles):
+                    assert ev.name == "gbot" and ev.must_answer
+                    h.c.send("accept")
+                elif isinstance(ev, clip.Moves):
+                    assert ev.name == "gbot" and bot_dice is not None and h.board is not None
+                    before = h.my_view().swapped()        # gbot's view before its move
+                    colour = -h.board.colour if h.board.me_player1 else h.board.colour
+                    steps = parse_fibs_steps([f"{a}-{b}" for a, b in ev.steps], colour)
+                    assert steps is not None
+                    after_b, problem = apply_steps(before.board, steps, bot_dice)
+                    assert problem is None, (line, problem)
+                    legal = {p.position for p in before.legal_plays(bot_dice)}
+                    assert Position(after_b.astype(np.int8)) in legal, line
+                    bot_dice = None
+                elif isinstance(ev, clip.DoubleAccepted) and ev.name == "gbot":
+                    answers.append("take")
+                elif isinstance(ev, clip.GiveUp) and ev.loser == "gbot":
+                    answers.append("drop")
+                elif isinstance(ev, clip.ResignAccepted) and ev.name == "gbot":
+                    answers.append("resign accepted")
+                    pending = False
+                elif isinstance(ev, clip.ResignRejected) and ev.name == "gbot":
+                    answers.append("resign rejected")
+                    pending = False
+                    if after == "roll":
+                        h.c.send("roll")
+                    elif h.board is not None and h.board.me_player1:
+                        h.move(h.board)
+                elif isinstance(ev, clip.JoinPrompt):
+                    games += 1
+                    h.c.send("join")
+                elif isinstance(ev, clip.MatchWon):
+                    break
+            else:
+                pytest.fail("the match did not end")
+            assert srv.wait_for(lambda: "gbot" not in srv.online(), 30)
+        assert rb.rc is ExitReason.FINISHED
+        assert _errors(srv.sent_to("gbot")) == []
+        assert h.boards > 20
+        # one answer to the double and one to the resignation, as the engine decides
+        st1 = _state(T_RACE, (0, 0), 3)
+        want = engine.respond_double(Position(T_RACE).swapped(),
+                                     replace(st1, double_offered=True, player_to_act=1))
+        assert answers[0] == ("drop" if want == "drop" else "take")
+        assert resigned and len([a for a in answers if a.startswith("resign")]) == 1
+        take_decisions = [d for d in bot.decisions if d.kind == "take"]
+        resign_decisions = [d for d in bot.decisions if d.kind == "accept_resignation"]
+        assert len(take_decisions) == 1 and len(resign_decisions) == 1
+        res = srv.results[0]
+        assert list(bot.results)[0].score == (res.score if res.winner == "gbot"
+                                              else (res.score[1], res.score[0]))
+        _check_scores(srv, res.score)
+        h.c.close()
+    finally:
+        srv.stop()
+
+
+def test_disconnect_mid_match_reconnects_and_resumes() -> None:
+    """bob's connection is cut in the middle of a game; bob reconnects with backoff, the saved
+    match is resumed at the same score and position, and the match completes correctly."""
+    engine = Engine(ply=0)
+    srv = FibsServer({"alice": "pa", "bob": "pb"}, seed=3).start()
+    alice = FibsBot(BotConfig("alice", delay=0, invites=(("bob", 3),), max_matches=1), engine,
+                    "pa")
+    bob = FibsBot(BotConfig("bob", delay=0, max_matches=1), engine, "pb")
+    try:
+        with bot_running(alice, srv.port) as ra, bot_running(bob, srv.port) as rb:
+            assert srv.wait_for(lambda: "alice" in srv.matches and
+                                srv.matches["alice"].state.turn >= 7, 120)
+            with srv._lock:
+                m = srv.matches["alice"]
+                at_drop = (m.state.score, m.state.board, m.state.game_number)
+                srv.drop("bob")
+            assert srv.wait_for(lambda: any(h[0] == "resume" for h in srv.history), 60)
+            assert srv.wait_for(lambda: bool(srv.results), 240)
+        assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
+        saved = [h for h in srv.history if h[0] == "saved"]
+        resumed = [h for h in srv.history if h[0] == "resume"]
+        assert len(saved) == 1 and len(resumed) == 1
+        assert saved[0][3] == at_drop[0] and resumed[0][3] == at_drop[0]
+        assert bob.logins == 2 and alice.logins == 1
+        res = srv.results[0]
+        assert res.length == 3 and res.score[0] >= 3
+        mine = {"alice": alice.results[0], "bob": bob.results[0]}
+        assert mine[res.winner].score == res.score
+        _check_scores(srv, res.score)
+        assert _errors(srv.sent_to("alice")) == [] and _errors(srv.sent_to("bob")) == []
+    finally:
+        srv.stop()
+
+
+def test_password_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    srv = FibsServer({"gbot": "pw-Zq81x"}, seed=1).start()
+    bot = FibsBot(BotConfig("gbot", delay=0), StubEngine(), "pw-Zq81x")
+    try:
+        with caplog.at_level(logging.DEBUG, "gbot.fibs"):
+            with bot_running(bot, srv.port) as r:
+                assert srv.wait_for(lambda: "gbot" in srv.online(), 30)
+                assert srv.wait_for(lambda: any("toggle" in x or "Value of" in x
+                                                for x in srv.sent_to("gbot")), 30)
+                r.stop.set()
+                assert srv.wait_for(lambda: "gbot" not in srv.online(), 30)
+        assert r.rc is ExitReason.INTERRUPTED
+        assert "login gbot 1008 gbot ****" in caplog.text
+        assert "pw-Zq81x" not in caplog.text and "pw-Zq81x" not in repr(bot)
+    finally:
+        srv.stop()
+
+
+def test_bad_password_exit_status() -> None:
+    srv = FibsServer({"gbot": "right"}, seed=1).start()
+    bot = FibsBot(BotConfig("gbot", delay=0), StubEngine(), "wrong")
+    try:
+        assert run_bot(bot, "127.0.0.1", srv.port, reconnect=Reconnect(tries=2, first=0.05)) \
+            is ExitReason.LOGIN_FAILED
+    finally:
+        srv.stop()
+    # nothing listens: the connection attempts run out
+    assert run_bot(new_bot(), "127.0.0.1", srv.port,
+                   reconnect=Reconnect(tries=2, first=0.01)) is ExitReason.CONNECTION_LOST
+
+
+def test_board_helper_matches_the_server_frame() -> None:
+    line = fibs_line(Position(START), (3, 1), colour=-1)
+    fb = parse_fibs_board(line, "fibs")
+    assert fb.colour == -1 and fb.position == Position(START)
+    theirs = fibs_line(Position(flip_py(START)), (6, 5), mine=False, colour=1)
+    assert theirs.startswith("board:You:alice:")      # player 1 is always the client
+    fb = parse_fibs_board(theirs, "fibs")
+    assert not fb.me_player1 and fb.names == ("alice", "You") and fb.dice == (6, 5)
