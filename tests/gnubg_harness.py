@@ -150,6 +150,13 @@ try:
     report["elapsed"] = time.time() - start
 
     m = current_games()
+    if m is not None and cfg["save"]:
+        # save, then read the saved file back: the checks below run on what was saved
+        run('save match "%s"' % cfg["save"])
+        run("set confirm new off")
+        run('load match "%s"' % cfg["save"])
+        m = current_games()
+        report["reloaded"] = True
     if m is not None:
         report["match_info"] = {k: m["match-info"].get(k) for k in ("X", "O", "match-length")}
         for gi, g in enumerate(m["games"]):
@@ -164,8 +171,6 @@ try:
                     "move": [list(step) for step in (rec.get("move") or ())],
                     "points": rec.get("points"),
                 })
-        if cfg["save"]:
-            run('save match "%s"' % cfg["save"])
     report["finished"] = True
 except Exception as exc:
     report["notes"].append("exception inside gnubg: %r" % (exc,))
@@ -254,7 +259,10 @@ class HarnessResult:
     saved: Path | None
     bot_seat: int
     records: list[MoveRecord] = field(default_factory=list)
+    """Every decision of the match, read back from the saved file when there is one."""
     notes: list[str] = field(default_factory=list)
+    reloaded: bool = False
+    """The records come from the saved match file, loaded back into gnubg."""
     console: str = ""
 
     @property
@@ -357,7 +365,8 @@ def play(external: str, *, match: int = 0, games: int = 0, bot_seat: int = 1, pl
         stalls=int(report.get("stalls", 0)), elapsed=float(report.get("elapsed", wall)),
         beaver_pauses=int(report.get("beaver_pauses", 0)),
         timed_out=timed_out, gnubg_status=status, saved=saved, bot_seat=bot_seat,
-        records=records, notes=notes, console=console)
+        records=records, notes=notes, console=console,
+        reloaded=bool(report.get("reloaded")))
 
 
 class GnubgServer:

@@ -299,6 +299,7 @@ def test_seven_point_match(server: BackgroundServer, seat: int, tmp_path: Path) 
     save = tmp_path / "match.sgf"
     res = gnubg_harness.play(str(server.address), match=7, bot_seat=seat, seed=70 + seat,
                              save=save, timeout=300)
+    assert res.reloaded          # the checks ran on the saved .sgf, loaded back into gnubg
     check_clean(res)
     assert max(res.bot_points, res.gnubg_points) >= 7
     assert save.exists() and save.stat().st_size > 1000
