@@ -241,10 +241,14 @@ def parse_fibs_steps(args: Sequence[str], colour: int) -> list[tuple[int, int]] 
     return steps
 
 
-def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple[int, int]
-                ) -> tuple[np.ndarray, str | None]:
+def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple[int, int],
+                colour: int = 1) -> tuple[np.ndarray, str | None]:
     """Play ``steps`` one by one on ``board`` (mover's view) with ``dice``; returns the board
-    and None, or the board so far and FIBS's complaint about the first bad step."""
+    and None, or the board so far and FIBS's complaint about the first bad step (points named
+    in FIBS numbering for a mover of ``colour``)."""
+    def name(p: int) -> int:
+        return p if colour > 0 else 25 - p
+
     b = np.array(board, dtype=np.int16)
     pool = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
     for k, (src, dst) in enumerate(steps):
@@ -252,7 +256,7 @@ def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple
         if src != 25 and b[25] > 0:
             return b, "** You have to remove pieces from the bar in your first move."
         if b[src] <= 0:
-            return b, f"** You can't move from {src} in your {nth} move."
+            return b, f"** You can't move from {name(src)} in your {nth} move."
         if dst == 0:
             if int(b[7:26].clip(min=0).sum()) > 0:
                 return b, "** You can't remove this piece."
@@ -266,10 +270,8 @@ def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple
                 die = min(bigger)
         else:
             die = src - dst
-            if die not in pool:
-                return b, f"** You can't move to {dst} in your {nth} move."
-            if b[dst] < -1:
-                return b, f"** You can't move to {dst} in your {nth} move."
+            if die not in pool or b[dst] < -1:
+                return b, f"** You can't move to {name(dst)} in your {nth} move."
         pool.remove(die)
         b[src] -= 1
         if dst > 0:
@@ -770,12 +772,12 @@ class FibsServer:
         if not name:
             self._join_next(conn)
             return
+        if me in self.matches:
+            conn.send("** You are already playing.")
+            return
         offer = self._invites.get(me, {}).get(name)
         if offer is None:
             conn.send(f"** {name} didn't invite you.")
-            return
-        if me in self.matches:
-            conn.send("** You are already playing.")
             return
         if name not in self._conns:
             conn.send(f"** There is no one called {name}.")
@@ -970,7 +972,7 @@ class FibsServer:
         if len(steps) > need:
             conn.send(f"** Please don't give more than {need} moves.")
             return
-        after, problem = apply_steps(s.board_array(), steps, s.dice)
+        after, problem = apply_steps(s.board_array(), steps, s.dice, m.colour[i])
         if problem is not None:
             conn.send(problem)
             return
