@@ -180,6 +180,16 @@ def test_move_reply_is_legal_and_nul_is_ignored(engine: Engine) -> None:
     assert ask(session, "BOARD:" + MOVE[6:]) == plain
 
 
+def test_names_with_blanks_and_options(engine: Engine) -> None:
+    session = Session(engine)
+    spaced = MOVE.replace("board:gnubg:you:", "board:G N U:my bot:", 1)
+    reply = ask(session, spaced)
+    assert reply is not None
+    assert_legal_move(MOVE, reply)
+    assert ask(session, spaced + "  jacobyrule off beavers on") == reply
+    assert ask(session, CUBE.replace("gnubg:you", "a b:c d") + " resignation 3") == "accept"
+
+
 def test_dance_is_an_empty_line(engine: Engine) -> None:
     assert ask(Session(engine), DANCE) == ""
 

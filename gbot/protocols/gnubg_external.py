@@ -37,6 +37,8 @@ MAX_REPLY = 255
 MAX_LINE = 1024
 """Longest request accepted (gnubg's own limit is 255; options make ours a little longer)."""
 
+_BLANK = " \t\r\n\x0b\x0c\x00"
+"""Stripped from both ends of a request: blanks, line ends, and gnubg's NUL byte."""
 _TRUE = ("on", "yes", "true")
 _FALSE = ("off", "no", "false")
 _RESIGN_WORDS = {1: "resign", 2: "resign gammon", 3: "resign backgammon"}
@@ -89,7 +91,7 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
 def _clean(line: str | bytes) -> str:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
-    text = line.strip().strip("\x00").strip()
+    text = line.strip(_BLANK)
     if len(text.encode("utf-8", "replace")) > MAX_LINE:
         raise ProtocolError(f"request longer than {MAX_LINE} bytes: {text[:40]!r}...")
     if any(ch in text for ch in "\x00\n\r"):
@@ -161,10 +163,18 @@ def _flag(word: str, what: str) -> bool:
 
 
 _BOARD_PREFIX = re.compile(r"board:", re.IGNORECASE)
+_BOARD_AND_OPTIONS = re.compile(r"(board:[^:]*:[^:]*(?::-?\d+){50})(?:\s+(.*))?\Z",
+                                re.IGNORECASE)
+MAX_EVAL_PLIES = 2
+"""Deepest ``evaluation ... plies N`` answered (deeper searches would stall the session)."""
 
 
 def _board(session: Session, text: str, evaluation: bool) -> str:
-    line, _, opts_text = text.partition(" ")
+    whole = _BOARD_AND_OPTIONS.match(text)
+    if whole is not None:       # names may hold blanks: the 50 numbers end the board
+        line, opts_text = whole.group(1), whole.group(2) or ""
+    else:
+        line, _, opts_text = text.partition(" ")
     if not _BOARD_PREFIX.match(line):
         raise ProtocolError(f"expected a board:... line, got {text[:60]!r}")
     line = "board:" + line[6:]
@@ -250,8 +260,8 @@ def _options(text: str, evaluation: bool) -> _Options:
             opts.resignation = int(v)
         elif evaluation and w in ("plies", "ply"):
             v = value(w)
-            if not v.isdigit() or int(v) > 4:
-                raise ProtocolError(f"plies takes 0..4, got {v!r}")
+            if not v.isdigit() or int(v) > MAX_EVAL_PLIES:
+                raise ProtocolError(f"plies takes 0..{MAX_EVAL_PLIES}, got {v!r}")
             opts.plies = int(v)
         elif evaluation and w in ("cubeful", "cubeless"):
             opts.cubeful = w == "cubeful"
