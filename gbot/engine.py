@@ -85,7 +85,7 @@ class Engine:
 
     def with_rules(self, rules: Rules) -> Engine:
         """The same engine (shared evaluator) under other rule switches."""
-        other = object.__new__(Engine)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.rules = rules
         return other
