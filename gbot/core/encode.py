@@ -1,0 +1,356 @@
+"""Network inputs: gbot's own encoding of a board (side to move first) as ``float32[N_INPUTS]``.
+
+The board layout is :mod:`gbot.core.board`. Each side is encoded from its own point of view (its
+own point numbers 1..24, bar as slot 25), the side to move first, then the opponent:
+
+Raw part, per side (:data:`RAW_PER_SIDE` = 101 inputs, side ``s`` starts at ``s * 101``):
+    For each slot ``j`` = 0..24 (own point ``j + 1``; 24 = bar) holding ``n`` checkers, four
+    inputs at ``4 j``: ``n >= 1``, ``n >= 2``, ``n >= 3``, ``max(n - 3, 0) / 2``. Then one input,
+    checkers borne off / 15.
+
+Hand-made features, per side (:data:`N_FEATURES` each, side ``s`` starts at
+``FEATURES_AT + s * N_FEATURES``), all for that side as if it were on roll:
+
+    0. ``PIPS``: pip count / 100.
+    1. ``BACK_ESCAPES``: share of the 36 rolls that carry its rearmost checker past every
+       opposing point (two or more checkers) among the 12 points in front of it.
+    2. ``CONTAINMENT``: the smallest such share over the starting points 13..24 (how well the
+       opponent's blocks hold a checker anywhere in the opponent's half).
+    3. ``SHOTS``: share of the 36 rolls on which this side can hit an opposing blot (single
+       and combined moves, intermediate landing points checked; from the bar only when on it).
+    4. ``PRIME``: longest run of consecutive own points held (two or more checkers) / 6.
+    5. ``HOME_POINTS``: own points 1..6 held / 6.
+    6. ``ANCHOR``: ``(25 - p) / 6`` for the lowest own point ``p`` in 19..24 held, else 0.
+    7. ``ANCHORS``: own points held in 19..24 / 3.
+    8. ``DANCE``: (opposing points held in this side's entry zone 19..24 / 6) squared, the
+       chance a checker on the bar fails to enter.
+    9. ``BLOTS``: own single checkers on the board / 5.
+    10. ``BACK``: own rearmost checker's point / 25 (bar = 25).
+    11. ``OUTSIDE``: own checkers not yet in the home board (points 7..24 and bar) / 15.
+    12. ``OUTSIDE_PIPS``: pips those checkers still need to reach point 6 / 50.
+    13. ``CROSSOVERS``: 6-point zones those checkers still have to cross to get home / 15.
+
+Everything a kernel needs besides the board (the escape table) is passed in, built lazily by
+:func:`escape_table`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core._jit import jit
+from gbot.core.board import Board
+
+Inputs = npt.NDArray[np.float32]
+
+SLOTS = 25
+RAW_PER_SIDE = 4 * SLOTS + 1
+OFF_AT = 4 * SLOTS
+N_FEATURES = 14
+FEATURES_AT = 2 * RAW_PER_SIDE
+N_INPUTS = FEATURES_AT + 2 * N_FEATURES
+
+PIPS = 0
+BACK_ESCAPES = 1
+CONTAINMENT = 2
+SHOTS = 3
+PRIME = 4
+HOME_POINTS = 5
+ANCHOR = 6
+ANCHORS = 7
+DANCE = 8
+BLOTS = 9
+BACK = 10
+OUTSIDE = 11
+OUTSIDE_PIPS = 12
+CROSSOVERS = 13
+FEATURE_NAMES = ("pips", "back_escapes", "containment", "shots", "prime", "home_points",
+                 "anchor", "anchors", "dance", "blots", "back", "outside", "outside_pips",
+                 "crossovers")
+
+WINDOW = 12
+SCRATCH = 48
+
+
+@jit
+def _build_escape_table(out: npt.NDArray[np.int64]) -> None:
+    """``out[m]``: rolls of 36 on which a checker passes the blocks of window mask ``m``.
+
+    Bit ``WINDOW - k`` of ``m`` set means the point ``k`` pips ahead (k = 1..12) is blocked.
+    A roll escapes when the checker can reach a distance beyond the farthest block."""
+    for m in range(1 << WINDOW):
+        far = 0
+        for k in range(1, WINDOW + 1):
+            if m >> (WINDOW - k) & 1:
+                far = k
+        if far == 0:
+            out[m] = 36
+            continue
+        count = 0
+        for a in range(1, 7):
+            for c in range(1, 7):
+                best = 0
+                if a == c:
+                    pos = 0
+                    for _ in range(4):
+                        pos += a
+                        if pos <= WINDOW and m >> (WINDOW - pos) & 1:
+                            break
+                        best = pos
+                else:
+                    for first, second in ((a, c), (c, a)):
+                        if first <= WINDOW and m >> (WINDOW - first) & 1:
+                            continue
+                        if first > best:
+                            best = first
+                        tot = first + second
+                        if tot <= WINDOW and m >> (WINDOW - tot) & 1:
+                            continue
+                        if tot > best:
+                            best = tot
+                if best > far:
+                    count += 1
+        out[m] = count
+
+
+@functools.cache
+def escape_table() -> npt.NDArray[np.int64]:
+    """The escape-count table used by the feature kernels (built once per process)."""
+    out = np.zeros(1 << WINDOW, dtype=np.int64)
+    _build_escape_table(out)
+    out.setflags(write=False)
+    return out
+
+
+@jit
+def _window(blocked: int, p: int) -> int:
+    """Mask of blocked points among the 12 in front of point ``p`` (bit 11 = point p - 1)."""
+    if p >= WINDOW:
+        return (blocked >> (p - WINDOW)) & ((1 << WINDOW) - 1)
+    return (blocked << (WINDOW - p)) & ((1 << WINDOW) - 1)
+
+
+def _shot_tables() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                            npt.NDArray[np.int64]]:
+    """Per distance d (1..24): rolls hitting with one die, the two-dice combinations and the
+    doubles (each ``(roll bits, first die, second die or step count)``)."""
+    direct = np.zeros(25, dtype=np.int64)
+    combos = np.zeros((25, 4, 3), dtype=np.int64)  # bits, a, c (a < c, a + c = d)
+    doubles = np.zeros((25, 4, 3), dtype=np.int64)  # bits, a, k (k * a = d, k = 2..4)
+    n_c = np.zeros(25, dtype=np.int64)
+    n_d = np.zeros(25, dtype=np.int64)
+
+    def bits(a: int, c: int) -> int:
+        return (1 << (6 * (a - 1) + (c - 1))) | (1 << (6 * (c - 1) + (a - 1)))
+
+    for d in range(1, 25):
+        if d <= 6:
+            for c in range(1, 7):
+                direct[d] |= bits(d, c)
+        for a in range(1, 7):
+            c = d - a
+            if a < c <= 6:
+                combos[d, n_c[d]] = (bits(a, c), a, c)
+                n_c[d] += 1
+            if d % a == 0 and 2 <= d // a <= 4:
+                doubles[d, n_d[d]] = (bits(a, a), a, d // a)
+                n_d[d] += 1
+    combos[:, 3, 0] = n_c
+    doubles[:, 3, 0] = n_d
+    return direct, combos, doubles
+
+
+_DIRECT, _COMBOS, _DOUBLES = _shot_tables()
+
+
+@jit
+def _popcount(x: int) -> int:
+    """Number of set bits."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@jit
+def _shots(b: Board, blots: Board) -> int:
+    """Rolls of 36 on which the side to move in ``b`` can hit at least one opposing blot
+    (``blots``: an ``int8[15]`` work array)."""
+    nb = 0
+    for t in range(1, 25):
+        if b[t] == -1:
+            blots[nb] = t
+            nb += 1
+    if nb == 0:
+        return 0
+    hit = 0
+    lo_q = 25 if b[25] > 0 else 1
+    for q in range(25, lo_q - 1, -1):
+        if b[q] <= 0:
+            continue
+        for i in range(nb):
+            d = q - blots[i]
+            if d <= 0:
+                break
+            hit |= _DIRECT[d]
+            for m in range(_COMBOS[d, 3, 0]):
+                if b[q - _COMBOS[d, m, 1]] > -2 or b[q - _COMBOS[d, m, 2]] > -2:
+                    hit |= _COMBOS[d, m, 0]
+            for m in range(_DOUBLES[d, 3, 0]):
+                a = _DOUBLES[d, m, 1]
+                ok = True
+                for j in range(1, _DOUBLES[d, m, 2]):
+                    if b[q - j * a] <= -2:
+                        ok = False
+                        break
+                if ok:
+                    hit |= _DOUBLES[d, m, 0]
+    return _popcount(hit)
+
+
+@jit
+def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
+                  work: Board) -> None:
+    """Write the :data:`N_FEATURES` features of the side to move in ``b`` at ``out[at:]``
+    (``work``: an ``int8[15]`` work array)."""
+    blocked = 0
+    dance_points = 0
+    for p in range(1, 25):
+        if b[p] <= -2:
+            blocked |= 1 << p
+            if p >= 19:
+                dance_points += 1
+    pips = 25 * int(b[25])
+    back = 25 if b[25] > 0 else 0
+    run = 0
+    best_run = 0
+    home = 0
+    anchor = 0
+    anchors = 0
+    blots = 0
+    outside = int(b[25])
+    outside_pips = 19 * int(b[25])
+    crossovers = 4 * int(b[25])
+    for p in range(1, 25):
+        v = int(b[p])
+        if v > 0:
+            pips += p * v
+            if p > back:
+                back = p
+            if v == 1:
+                blots += 1
+            if p > 6:
+                outside += v
+                outside_pips += v * (p - 6)
+                crossovers += v * ((p - 7) // 6 + 1)
+        if v >= 2:
+            run += 1
+            if run > best_run:
+                best_run = run
+            if p <= 6:
+                home += 1
+            if p >= 19:
+                anchors += 1
+                if anchor == 0:
+                    anchor = 25 - p
+        else:
+            run = 0
+    contain = 36
+    for p in range(13, 25):
+        e = esc[_window(blocked, p)]
+        if e < contain:
+            contain = e
+    back_esc = esc[_window(blocked, back)] if back > 0 else 36
+    out[at + PIPS] = pips / 100.0
+    out[at + BACK_ESCAPES] = back_esc / 36.0
+    out[at + CONTAINMENT] = contain / 36.0
+    out[at + SHOTS] = _shots(b, work) / 36.0
+    out[at + PRIME] = best_run / 6.0
+    out[at + HOME_POINTS] = home / 6.0
+    out[at + ANCHOR] = anchor / 6.0
+    out[at + ANCHORS] = anchors / 3.0
+    out[at + DANCE] = dance_points * dance_points / 36.0
+    out[at + BLOTS] = blots / 5.0
+    out[at + BACK] = back / 25.0
+    out[at + OUTSIDE] = outside / 15.0
+    out[at + OUTSIDE_PIPS] = outside_pips / 50.0
+    out[at + CROSSOVERS] = crossovers / 15.0
+
+
+@jit
+def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
+             scratch: Board) -> None:
+    """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]``;
+    ``scratch`` is an ``int8[SCRATCH]`` work array."""
+    work = scratch[32:47]
+    side_features(b, esc, out, at, work)
+    flipped = scratch[:26]
+    for i in range(26):
+        flipped[i] = -b[25 - i]
+    side_features(flipped, esc, out, at + N_FEATURES, work)
+
+
+@jit
+def slot_value(n: int, k: int) -> float:
+    """Raw input ``k`` (0..3) of a slot holding ``n`` checkers."""
+    if k == 0:
+        return 1.0 if n >= 1 else 0.0
+    if k == 1:
+        return 1.0 if n >= 2 else 0.0
+    if k == 2:
+        return 1.0 if n >= 3 else 0.0
+    return (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@jit
+def side_counts(b: Board, me: npt.NDArray[np.int64], opp: npt.NDArray[np.int64]) -> None:
+    """Checker counts per slot from each side's own view: ``[0..23]`` points, 24 bar, 25 off."""
+    on_me = int(b[25])
+    on_opp = -int(b[0])
+    for j in range(24):
+        v = int(b[j + 1])
+        me[j] = v if v > 0 else 0
+        w = int(b[24 - j])
+        opp[j] = -w if w < 0 else 0
+        on_me += me[j]
+        on_opp += opp[j]
+    me[24] = b[25]
+    opp[24] = -b[0]
+    me[25] = 15 - on_me
+    opp[25] = 15 - on_opp
+
+
+@jit
+def encode_into(b: Board, esc: npt.NDArray[np.int64], out: Inputs) -> None:
+    """Fill ``out`` (``float32[N_INPUTS]``) with the inputs of one board."""
+    me = np.empty(26, dtype=np.int64)
+    opp = np.empty(26, dtype=np.int64)
+    scratch = np.empty(SCRATCH, dtype=np.int8)
+    side_counts(b, me, opp)
+    for s in range(2):
+        cnt = me if s == 0 else opp
+        base = s * RAW_PER_SIDE
+        for j in range(SLOTS):
+            for k in range(4):
+                out[base + 4 * j + k] = slot_value(cnt[j], k)
+        out[base + OFF_AT] = cnt[25] / 15.0
+    features(b, esc, out, FEATURES_AT, scratch)
+
+
+@jit
+def encode_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64], out: Inputs) -> None:
+    """Fill ``out[i]`` with the inputs of ``boards[i]``."""
+    for i in range(boards.shape[0]):
+        encode_into(boards[i], esc, out[i])
+
+
+def encode(boards: npt.NDArray[np.int8]) -> Inputs:
+    """Inputs ``float32[n, N_INPUTS]`` of boards ``int8[n, 26]`` (or one ``int8[26]``)."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    out = np.empty((arr.shape[0], N_INPUTS), dtype=np.float32)
+    encode_batch(arr, escape_table(), out)
+    return out

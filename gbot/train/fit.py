@@ -1,0 +1,184 @@
+"""Supervised fitting of the per-class networks with torch (imported lazily; training only).
+
+A network is ``N_INPUTS -> hidden -> 5`` with a hidden activation (``sigmoid`` or ``relu``) and
+sigmoid outputs for win, win_g, win_bg, lose_g, lose_bg. The loss is the mean squared error on
+the five probabilities plus, with weight ``equity_weight``, the squared error of the cubeless
+money equity. Checkpoints (model, optimiser, epoch, RNG state) allow resuming.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core.encode import N_INPUTS, encode
+
+EQUITY_W = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+
+
+@dataclass
+class FitConfig:
+    """Hyper-parameters of one supervised fit."""
+
+    hidden: int = 128
+    activation: str = "sigmoid"
+    epochs: int = 20
+    batch: int = 256
+    lr: float = 2e-3
+    lr_final: float = 5e-5
+    weight_decay: float = 0.0
+    equity_weight: float = 0.25
+    seed: int = 1
+    threads: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def make_model(cfg: FitConfig, init: dict[str, npt.NDArray[np.float32]] | None = None) -> Any:
+    """A torch ``Sequential`` for ``cfg`` (optionally initialised from exported arrays)."""
+    torch = _torch()
+    nn = torch.nn
+    act = nn.Sigmoid() if cfg.activation == "sigmoid" else nn.ReLU()
+    model = nn.Sequential(nn.Linear(N_INPUTS, cfg.hidden), act, nn.Linear(cfg.hidden, 5))
+    if init is not None:
+        with torch.no_grad():
+            model[0].weight.copy_(torch.from_numpy(init["w1"].T.copy()))
+            model[0].bias.copy_(torch.from_numpy(init["b1"]))
+            model[2].weight.copy_(torch.from_numpy(init["w2"].T.copy()))
+            model[2].bias.copy_(torch.from_numpy(init["b2"]))
+    return model
+
+
+def export(model: Any) -> dict[str, npt.NDArray[np.float32]]:
+    """The arrays ``w1 [in, hidden]``, ``b1``, ``w2 [hidden, 5]``, ``b2`` of a model."""
+    return {
+        "w1": model[0].weight.detach().numpy().T.astype(np.float32).copy(),
+        "b1": model[0].bias.detach().numpy().astype(np.float32).copy(),
+        "w2": model[2].weight.detach().numpy().T.astype(np.float32).copy(),
+        "b2": model[2].bias.detach().numpy().astype(np.float32).copy(),
+    }
+
+
+def _loss(torch: Any, logits: Any, y: Any, eq_w: Any, cfg: FitConfig) -> Any:
+    p = torch.sigmoid(logits)
+    loss = ((p - y) ** 2).mean()
+    if cfg.equity_weight:
+        loss = loss + cfg.equity_weight * (((p - y) @ eq_w) ** 2).mean() / 10.0
+    return loss
+
+
+def evaluate_arrays(params: dict[str, npt.NDArray[np.float32]], activation: str,
+                    x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Probabilities of a network from its exported arrays (plain numpy, for checks)."""
+    h = x @ params["w1"] + params["b1"]
+    h = 1.0 / (1.0 + np.exp(-h)) if activation == "sigmoid" else np.maximum(h, 0.0)
+    z = h @ params["w2"] + params["b2"]
+    out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+    return out
+
+
+def metrics(pred: npt.NDArray[np.float32], y: npt.NDArray[np.float32]) -> dict[str, float]:
+    """Mean squared error of the probabilities and mean absolute error of the money equity."""
+    eq = (pred - y) @ EQUITY_W
+    return {"mse": float(((pred - y) ** 2).mean()), "eq_mae": float(np.abs(eq).mean()),
+            "win_mae": float(np.abs(pred[:, 0] - y[:, 0]).mean())}
+
+
+CHUNK = 1 << 15
+
+
+def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig,
+        val_boards: npt.NDArray[np.int8] | None = None,
+        y_val: npt.NDArray[np.float32] | None = None,
+        checkpoint: Path | None = None, init: dict[str, npt.NDArray[np.float32]] | None = None,
+        sample_weight: npt.NDArray[np.float32] | None = None,
+        log: Callable[[str], None] = print) -> dict[str, npt.NDArray[np.float32]]:
+    """Fit one network on boards (encoded chunk by chunk); return its exported arrays.
+    Resumes from ``checkpoint`` if it exists."""
+    torch = _torch()
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    model = make_model(cfg, init)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    start = 0
+    if checkpoint is not None and checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        if state.get("config") == asdict(cfg):
+            model.load_state_dict(state["model"])
+            opt.load_state_dict(state["opt"])
+            start = int(state["epoch"])
+            rng = state["rng"]
+            log(f"resumed {checkpoint} at epoch {start}")
+        else:
+            log(f"checkpoint {checkpoint} has another config; starting afresh")
+    x_val = None if val_boards is None else encode(val_boards)
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    y = np.ascontiguousarray(y, dtype=np.float32)
+    eq_w = torch.from_numpy(EQUITY_W)
+    n = boards.shape[0]
+    steps_per_epoch = max(1, n // cfg.batch)
+    total = cfg.epochs * steps_per_epoch
+    decay = math.log(cfg.lr_final / cfg.lr)
+    for epoch in range(start, cfg.epochs):
+        t0 = time.time()
+        perm = rng.permutation(n)
+        model.train()
+        run = 0.0
+        per_chunk = max(1, CHUNK // cfg.batch)
+        for k0 in range(0, steps_per_epoch, per_chunk):
+            k1 = min(steps_per_epoch, k0 + per_chunk)
+            idx = np.sort(perm[k0 * cfg.batch:k1 * cfg.batch])
+            rng.shuffle(idx)
+            xt = torch.from_numpy(encode(boards[idx]))
+            yt = torch.from_numpy(y[idx])
+            wt = (None if sample_weight is None
+                  else torch.from_numpy(sample_weight[idx].astype(np.float32)))
+            for k in range(k0, k1):
+                step = epoch * steps_per_epoch + k
+                for g in opt.param_groups:
+                    g["lr"] = cfg.lr * math.exp(decay * step / total)
+                sl = slice((k - k0) * cfg.batch, (k - k0 + 1) * cfg.batch)
+                logits = model(xt[sl])
+                if wt is None:
+                    loss = _loss(torch, logits, yt[sl], eq_w, cfg)
+                else:
+                    p = torch.sigmoid(logits)
+                    per = ((p - yt[sl]) ** 2).mean(dim=1)
+                    if cfg.equity_weight:
+                        per = per + cfg.equity_weight * (((p - yt[sl]) @ eq_w) ** 2) / 10.0
+                    loss = (per * wt[sl]).sum() / wt[sl].sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                run += float(loss.detach())
+        msg = f"epoch {epoch + 1}/{cfg.epochs} loss {run / steps_per_epoch:.6f}"
+        if x_val is not None and y_val is not None:
+            params = export(model)
+            m = metrics(evaluate_arrays(params, cfg.activation, x_val), y_val)
+            msg += " val " + " ".join(f"{k} {v:.5f}" for k, v in m.items())
+        log(msg + f" ({time.time() - t0:.0f}s)")
+        if checkpoint is not None:
+            tmp = checkpoint.with_name(checkpoint.name + ".tmp")
+            torch.save({"config": asdict(cfg), "model": model.state_dict(),
+                        "opt": opt.state_dict(), "epoch": epoch + 1, "rng": rng}, tmp)
+            tmp.replace(checkpoint)
+    return export(model)
+
+
+def config_json(cfg: FitConfig) -> str:
+    """The config as one JSON line (for model cards and logs)."""
+    return json.dumps(asdict(cfg), sort_keys=True)

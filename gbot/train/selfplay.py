@@ -1,0 +1,128 @@
+"""Positions from play, labelled by gnubg-nn 0-ply: every candidate of every roll.
+
+A game starts at the opening position (first roll re-rolled until not a double). At each turn
+every legal result is seen from the next player's side (about to roll) and labelled with
+gnubg-nn's 0-ply probabilities; the mover then picks by ``policy``:
+
+* ``gnubg``: the candidate with gnubg-nn's best 0-ply equity (gnubg's own 0-ply play);
+* ``gbot``: the candidate with the best equity by gbot's networks;
+
+and with probability ``eps`` a uniformly random candidate instead. All candidates are kept
+(``played`` marks the one chosen), so the set teaches both the main lines and the plays that
+good play avoids. Game ``n`` draws everything from ``numpy.random.default_rng([seed, n])``.
+
+Output: ``chunk-NNNNN.npz`` files (``boards``, ``probs``, ``played``, ``game``) written
+atomically; a rerun continues after the last complete chunk.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core.board import START
+from gbot.train.oracle import gnubg, to_gnubg_lists
+
+EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
+              legal_boards: Callable[..., npt.NDArray[np.int8]]
+              ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """One game: ``(boards, gnubg 0-ply probabilities, played flags)`` of every candidate."""
+    g = gnubg()
+    rng = np.random.default_rng([seed, game])
+    board = START.copy()
+    while True:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        if d1 != d2:
+            break
+    boards: list[npt.NDArray[np.int8]] = []
+    probs: list[npt.NDArray[np.float32]] = []
+    played: list[npt.NDArray[np.bool_]] = []
+    for _ in range(1000):
+        cands = legal_boards(board, d1, d2)
+        if cands.shape[0] == 0:
+            board = (-board[::-1]).astype(np.int8)
+        else:
+            nxt = np.ascontiguousarray(-cands[:, ::-1], dtype=np.int8)
+            over = (nxt[:, 0] == 0) & ~(nxt[:, 1:25] < 0).any(axis=1)
+            lists = to_gnubg_lists(nxt)
+            p = np.zeros((nxt.shape[0], 5), dtype=np.float32)
+            for i, gb in enumerate(lists):
+                if not over[i]:
+                    p[i] = g.probabilities(gb, 0)
+            live = ~over
+            if policy == "gbot":
+                q = nets.evaluate(nxt).astype(np.float64)
+            else:
+                q = p.astype(np.float64)
+            mover_eq = -(q @ EQUITY - 1.0)
+            mover_eq[over] = np.inf
+            if rng.random() < eps:
+                k = int(rng.integers(nxt.shape[0]))
+            else:
+                k = int(np.argmax(mover_eq))
+            flags = np.zeros(nxt.shape[0], dtype=np.bool_)
+            flags[k] = True
+            boards.append(nxt[live])
+            probs.append(p[live])
+            played.append(flags[live])
+            if over[k]:
+                break
+            board = nxt[k]
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+    return np.concatenate(boards), np.concatenate(probs), np.concatenate(played)
+
+
+def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.1,
+        chunk_games: int = 200, weights: Path | None = None,
+        log: Callable[[str], None] = print) -> None:
+    """Play ``games`` games into ``out`` (resuming after the chunks already there)."""
+    from gbot.core.movegen import legal_boards
+
+    out.mkdir(parents=True, exist_ok=True)
+    nets = None
+    if policy == "gbot":
+        from gbot.eval.net import Networks
+        nets = Networks.load(weights) if weights else Networks.default()
+    done = sorted(out.glob("chunk-*.npz"))
+    start_chunk = len(done)
+    t0 = time.time()
+    n_rows = 0
+    for c in range(start_chunk, (games + chunk_games - 1) // chunk_games):
+        parts = []
+        for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
+            b, p, f = play_game(seed, gi, policy, eps, nets, legal_boards)
+            parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32)))
+        b = np.concatenate([x[0] for x in parts])
+        p = np.concatenate([x[1] for x in parts])
+        f = np.concatenate([x[2] for x in parts])
+        gidx = np.concatenate([x[3] for x in parts])
+        path = out / f"chunk-{c:05d}.npz"
+        tmp = out / f"chunk-{c:05d}.tmp.npz"
+        np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx)
+        tmp.replace(path)
+        n_rows += b.shape[0]
+        rate = n_rows / max(time.time() - t0, 1e-9)
+        log(f"chunk {c}: games {c * chunk_games}..{min(games, (c + 1) * chunk_games) - 1}, "
+            f"{b.shape[0]} positions ({rate:.0f}/s)")
+
+
+def load(folder: Path, played_only: bool = False
+         ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """All chunks of a folder as ``(boards, probs)``."""
+    bs, ps = [], []
+    for path in sorted(folder.glob("chunk-*.npz")):
+        if ".tmp" in path.name:
+            continue
+        with np.load(path) as z:
+            sel = z["played"] if played_only else slice(None)
+            bs.append(z["boards"][sel])
+            ps.append(z["probs"][sel])
+    return np.concatenate(bs).astype(np.int8), np.concatenate(ps).astype(np.float32)

@@ -1,0 +1,81 @@
+"""Supervised stage: fit the contact, crashed and race networks on labelled positions.
+
+Routing of training positions (classes of :mod:`gbot.core.classify`):
+
+* ``contact``: contact and crashed positions (crashed ones help the contact net generalise);
+* ``crashed``: starts from the contact network and is fine-tuned on crashed positions;
+* ``race``: race and bear-off positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core import classify as C
+from gbot.core.encode import encode
+from gbot.eval.net import Networks
+from gbot.train.fit import FitConfig, evaluate_arrays, fit, metrics
+
+ROUTES: dict[str, tuple[int, ...]] = {
+    "contact": (C.CONTACT, C.CRASHED),
+    "crashed": (C.CRASHED,),
+    "race": (C.RACE, C.BEAROFF),
+}
+
+
+def _select(classes: npt.NDArray[np.int8], wanted: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    return np.isin(classes, np.array(wanted, dtype=np.int8))
+
+
+def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
+                   val_boards: npt.NDArray[np.int8], val_probs: npt.NDArray[np.float32],
+                   configs: dict[str, FitConfig], workdir: Path,
+                   init: Networks | None = None,
+                   log: Callable[[str], None] = print) -> tuple[Networks, dict[str, Any]]:
+    """Fit the three networks; checkpoints go to ``workdir``. Returns the networks and a
+    report (sample counts and validation metrics per network)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    classes = C.classify_many(boards)
+    val_classes = C.classify_many(val_boards)
+    nets: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
+    report: dict[str, Any] = {}
+    for name in ("contact", "crashed", "race"):
+        sel = _select(classes, ROUTES[name])
+        vsel = _select(val_classes, ROUTES[name][:1] if name == "contact" else ROUTES[name])
+        cfg = replace(configs[name], extra={**configs[name].extra, "net": name,
+                                             "n_train": int(sel.sum())})
+        start = None
+        if init is not None and name in init.nets:
+            start = init.nets[name]
+        elif name == "crashed":
+            start = nets["contact"]
+        log(f"[{name}] {int(sel.sum())} training positions, {int(vsel.sum())} validation; "
+            f"hidden {cfg.hidden} {cfg.activation}, {cfg.epochs} epochs")
+        def tagged(msg: str, tag: str = name) -> None:
+            log(f"[{tag}] {msg}")
+
+        params = fit(boards[sel], probs[sel], cfg, val_boards[vsel], val_probs[vsel],
+                     checkpoint=workdir / f"{name}.ckpt", init=start, log=tagged)
+        nets[name] = params
+        m = metrics(evaluate_arrays(params, cfg.activation, encode(val_boards[vsel])),
+                    val_probs[vsel])
+        report[name] = {"train": int(sel.sum()), "val": int(vsel.sum()), **m}
+    activation = configs["contact"].activation
+    return Networks(nets, activation), report
+
+
+def default_configs(hidden: int = 128, epochs: int = 60, seed: int = 1,
+                    activation: str = "sigmoid") -> dict[str, FitConfig]:
+    """The shipped recipe: contact at full length, crashed fine-tuned, race shorter."""
+    base = FitConfig(hidden=hidden, activation=activation, epochs=epochs, seed=seed)
+    return {
+        "contact": base,
+        "crashed": replace(base, epochs=max(1, epochs // 3), lr=base.lr / 4),
+        "race": base,
+    }

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Head-to-head strength: gbot against gnubg-nn (or PubEval), cubeless money, duplicate dice.
+
+Game pairs share one seeded dice stream: in the first game of a pair gbot takes the opening
+roll, in the second the opponent does, with the same rolls, so luck largely cancels. A game
+scores 1, 2 or 3 points (single, gammon, backgammon). The report is gbot's points per game
+with its standard error (from the pair means), plus gammon/backgammon rates.
+
+Examples:
+
+  python3 scripts/bench_strength.py --games 2000                  # gbot 0-ply vs gnubg 0-ply
+  python3 scripts/bench_strength.py --games 20000 --workers 2
+  python3 scripts/bench_strength.py --opponent pubeval --games 2000
+  python3 scripts/bench_strength.py --ply 1 --opp-ply 1 --games 1000
+
+gnubg-nn is used here only as an opponent; gbot itself never needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from gbot.core.board import START, Board, flip_py, from_gnubg, to_gnubg  # noqa: E402
+
+_STATE: dict[str, Any] = {}
+
+
+def _init(weights: str | None, ply: int, opponent: str, opp_ply: int, chooser: str) -> None:
+    """Per-worker set-up: gbot's evaluator and the opponent."""
+    import gnubg_nn
+
+    _STATE["gnubg"] = gnubg_nn
+    _STATE["ply"] = ply
+    _STATE["opponent"] = opponent
+    _STATE["opp_ply"] = opp_ply
+    _STATE["chooser"] = chooser
+    if chooser == "evaluator":
+        from gbot.eval.evaluator import Evaluator
+        ev = Evaluator(weights) if weights else Evaluator()
+        ev.warm()
+        _STATE["ev"] = ev
+    else:
+        from gbot.core import movegen
+        from gbot.eval.net import Networks
+        nets = Networks.load(weights) if weights else Networks.default()
+        nets.warm()
+        movegen.warm()
+        _STATE["nets"] = nets
+        _STATE["movegen"] = movegen
+
+
+_EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def _gbot_move(board: Board, d1: int, d2: int) -> Board | None:
+    """gbot's result (mover's view) or None when the roll cannot be played."""
+    if _STATE["chooser"] == "evaluator":
+        from gbot.position import Position
+        play = _STATE["ev"].best_play(Position(board), (d1, d2), _STATE["ply"])
+        return None if play is None else np.asarray(play.position.board, dtype=np.int8)
+    cands = _STATE["movegen"].legal_boards(board, d1, d2)
+    if cands.shape[0] == 0:
+        return None
+    opp = -cands[:, ::-1]
+    probs = _STATE["nets"].evaluate(np.ascontiguousarray(opp, dtype=np.int8))
+    eq = probs.astype(np.float64) @ _EQ
+    return np.asarray(cands[int(np.argmin(eq))], dtype=np.int8)
+
+
+def _apply_steps(board: Board, steps: list[tuple[int, int]]) -> Board:
+    """Apply (from, to) steps in the mover's numbering (25 = bar, 0 = off)."""
+    b = board.astype(np.int8).copy()
+    for src, dst in steps:
+        b[src] -= 1
+        if dst > 0:
+            if b[dst] == -1:
+                b[dst] = 0
+                b[0] -= 1
+            b[dst] += 1
+    return b
+
+
+def _opp_move(board: Board, d1: int, d2: int) -> Board | None:
+    """The opponent's result (mover's view) or None when the roll cannot be played."""
+    g = _STATE["gnubg"]
+    me, opp = to_gnubg(board)
+    gb = [opp, me]
+    if not g.moves(gb, d1, d2):
+        return None
+    if _STATE["opponent"] == "pubeval":
+        flat = list(g.pub_best_move(gb, d1, d2))
+        steps = [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat) - 1, 2)
+                 if flat[i] >= 0 or flat[i + 1] >= 0]
+        return _apply_steps(board, steps)
+    _, key = g.best_move(gb, d1, d2, _STATE["opp_ply"], b=1)
+    nb = g.boardfromkey(key)  # already swapped: the next player is nb[1]
+    nxt = from_gnubg(list(nb[1]), list(nb[0]))
+    return flip_py(nxt)
+
+
+def _score(b: Board) -> int:
+    """Points won by the mover who has just borne off the last checker (``b`` mover's view)."""
+    loser = -int(b[0]) + int(-b[1:25][b[1:25] < 0].sum())
+    if loser < 15:
+        return 1
+    if b[0] < 0 or (b[1:7] < 0).any():
+        return 3
+    return 2
+
+
+def _dice_stream(seed: int, pair: int) -> np.random.Generator:
+    return np.random.default_rng([seed, pair])
+
+
+def _play_game(rng: np.random.Generator, gbot_first: bool) -> tuple[int, int]:
+    """One game; returns (gbot's points, number of moves)."""
+    board = START.copy()
+    while True:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        if d1 != d2:
+            break
+    gbot_to_move = gbot_first
+    moves = 0
+    while True:
+        moves += 1
+        res = _gbot_move(board, d1, d2) if gbot_to_move else _opp_move(board, d1, d2)
+        if res is None:
+            res = board
+        elif int(res[1:26][res[1:26] > 0].sum()) == 0:
+            pts = _score(res)
+            return (pts if gbot_to_move else -pts), moves
+        board = flip_py(res)
+        gbot_to_move = not gbot_to_move
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        if moves > 2000:
+            raise RuntimeError("game did not end")
+
+
+def _play_pair(args: tuple[int, int]) -> tuple[int, int, int]:
+    seed, pair = args
+    a, _ = _play_game(_dice_stream(seed, pair), True)
+    b, _ = _play_game(_dice_stream(seed, pair), False)
+    return pair, a, b
+
+
+@click.command()
+@click.option("--games", default=2000, show_default=True, help="games (rounded up to pairs)")
+@click.option("--ply", default=0, show_default=True, help="gbot's search depth")
+@click.option("--opponent", type=click.Choice(["gnubg", "pubeval"]), default="gnubg",
+              show_default=True)
+@click.option("--opp-ply", default=0, show_default=True, help="gnubg-nn's search depth")
+@click.option("--weights", type=click.Path(exists=True), default=None,
+              help="gbot weights (.npz); default: the shipped ones")
+@click.option("--chooser", type=click.Choice(["evaluator", "net"]), default="evaluator",
+              show_default=True, help="gbot.Evaluator.best_play, or a bare 0-ply net chooser")
+@click.option("--seed", default=2026, show_default=True)
+@click.option("--workers", default=2, show_default=True)
+@click.option("--json-out", type=click.Path(), default=None, help="also write the result here")
+def main(games: int, ply: int, opponent: str, opp_ply: int, weights: str | None, chooser: str,
+         seed: int, workers: int, json_out: str | None) -> None:
+    """Play gbot against gnubg-nn or PubEval and print gbot's points per game."""
+    pairs = (games + 1) // 2
+    if chooser == "net" and ply != 0:
+        raise click.ClickException("the bare net chooser plays 0-ply only")
+    t0 = time.time()
+    results = np.zeros((pairs, 2), dtype=np.int64)
+    init = (weights, ply, opponent, opp_ply, chooser)
+    tasks = [(seed, k) for k in range(pairs)]
+    done = 0
+    step = max(1, pairs // 20)
+
+    def report(final: bool) -> dict[str, Any]:
+        r = results[:done]
+        per_pair = r.mean(axis=1)
+        ppg = float(per_pair.mean()) if done else 0.0
+        se = float(per_pair.std(ddof=1) / math.sqrt(done)) if done > 1 else float("nan")
+        absr = np.abs(r)
+        out = {"games": 2 * done, "ppg": ppg, "se": se, "opponent": opponent,
+               "ply": ply, "opp_ply": opp_ply, "chooser": chooser, "seed": seed,
+               "weights": weights or "shipped",
+               "win_rate": float((r > 0).mean()) if done else 0.0,
+               "gammon_rate": float((absr >= 2).mean()) if done else 0.0,
+               "backgammon_rate": float((absr >= 3).mean()) if done else 0.0,
+               "seconds": round(time.time() - t0, 1)}
+        tag = "RESULT" if final else "progress"
+        opp = "pubeval" if opponent == "pubeval" else f"gnubg-nn {opp_ply}-ply"
+        click.echo(f"{tag}: gbot {ply}-ply vs {opp}: {ppg:+.4f} ppg (SE {se:.4f}) over "
+                   f"{2 * done} games, {out['seconds']}s", err=not final)
+        return out
+
+    if workers <= 1:
+        _init(*init)
+        for t in tasks:
+            _, a, b = _play_pair(t)
+            results[done] = (a, b)
+            done += 1
+            if done % step == 0:
+                report(False)
+    else:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
+            for _k, a, b in pool.imap(_play_pair, tasks, chunksize=16):
+                results[done] = (a, b)
+                done += 1
+                if done % step == 0:
+                    report(False)
+    out = report(True)
+    if json_out:
+        Path(json_out).write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    main()

@@ -1,0 +1,205 @@
+"""Network inputs and position classes: hand-checked values, symmetry, movegen and gnubg oracles."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gbot import ids
+from gbot.core import classify as C
+from gbot.core import encode as E
+from gbot.core.board import START, flip_py
+
+HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
+
+
+def _heldout() -> tuple[np.ndarray, list[str]]:
+    with open(HELDOUT, encoding="ascii") as fh:
+        rows = list(csv.DictReader(fh))
+    return np.stack([ids.decode(r["position_id"]) for r in rows]), [r["class"] for r in rows]
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """Board from {my point: n} and {my point: n opponent checkers} (25 = my bar, 0 = theirs)."""
+    b = np.zeros(26, dtype=np.int8)
+    for p, n in mine.items():
+        b[p] = n
+    for p, n in theirs.items():
+        b[p] = -n
+    return b
+
+
+def _features(b: np.ndarray) -> np.ndarray:
+    return E.encode(b)[0, E.FEATURES_AT:]
+
+
+def test_layout() -> None:
+    assert E.N_INPUTS == 2 * E.RAW_PER_SIDE + 2 * E.N_FEATURES
+    assert len(E.FEATURE_NAMES) == E.N_FEATURES
+    x = E.encode(np.stack([START, START]))
+    assert x.shape == (2, E.N_INPUTS) and x.dtype == np.float32
+
+
+def test_start_raw_inputs() -> None:
+    x = E.encode(START)[0]
+    for s in (0, 1):
+        base = s * E.RAW_PER_SIDE
+        assert list(x[base + 4 * 23: base + 4 * 24]) == [1, 1, 0, 0]      # 24-point: 2
+        assert list(x[base + 4 * 12: base + 4 * 13]) == [1, 1, 1, 1.0]    # 13-point: 5
+        assert list(x[base + 4 * 7: base + 4 * 8]) == [1, 1, 1, 0]        # 8-point: 3
+        assert list(x[base + 4 * 5: base + 4 * 6]) == [1, 1, 1, 1.0]      # 6-point: 5
+        assert x[base + E.OFF_AT] == 0.0
+        assert x[base:base + E.RAW_PER_SIDE].sum() == pytest.approx(2 + 4 + 3 + 4)
+
+
+def test_start_features() -> None:
+    f = _features(START)
+    expected = {
+        E.PIPS: 1.67, E.BACK_ESCAPES: 0.0, E.SHOTS: 0.0, E.PRIME: 1 / 6, E.HOME_POINTS: 1 / 6,
+        E.ANCHOR: 1 / 6, E.ANCHORS: 1 / 3, E.DANCE: 1 / 36, E.BLOTS: 0.0, E.BACK: 24 / 25,
+        E.OUTSIDE: 10 / 15, E.OUTSIDE_PIPS: 77 / 50, E.CROSSOVERS: 19 / 15,
+    }
+    for side in (0, 1):
+        for k, v in expected.items():
+            assert f[side * E.N_FEATURES + k] == pytest.approx(v, abs=1e-6), E.FEATURE_NAMES[k]
+
+
+def test_bar_and_off_counts() -> None:
+    b = _board({25: 2, 6: 3}, {0: 1, 20: 4})
+    x = E.encode(b)[0]
+    assert list(x[4 * 24: 4 * 25]) == [1, 1, 0, 0]                # my bar
+    assert x[E.OFF_AT] == pytest.approx(10 / 15)
+    opp = E.RAW_PER_SIDE
+    assert list(x[opp + 4 * 24: opp + 4 * 25]) == [1, 0, 0, 0]    # opponent's bar
+    assert list(x[opp + 4 * 4: opp + 4 * 5]) == [1, 1, 1, 0.5]    # their 5-point (my 20)
+    assert x[opp + E.OFF_AT] == pytest.approx(10 / 15)
+    f = _features(b)
+    assert f[E.PIPS] == pytest.approx((50 + 18) / 100)
+    assert f[E.BACK] == 1.0
+    assert f[E.OUTSIDE] == pytest.approx(2 / 15)
+
+
+def test_swapping_sides_swaps_inputs() -> None:
+    boards, _ = _heldout()
+    x = E.encode(boards)
+    y = E.encode(np.stack([flip_py(b) for b in boards]))
+    r = E.RAW_PER_SIDE
+    assert np.array_equal(x[:, :r], y[:, r:2 * r])
+    assert np.array_equal(x[:, r:2 * r], y[:, :r])
+    f, n = E.FEATURES_AT, E.N_FEATURES
+    assert np.array_equal(x[:, f:f + n], y[:, f + n:f + 2 * n])
+    assert np.array_equal(x[:, f + n:], y[:, f:f + n])
+
+
+def test_inputs_bounded() -> None:
+    boards, _ = _heldout()
+    x = E.encode(boards)
+    assert np.isfinite(x).all()
+    assert x.min() >= 0.0 and x.max() <= 6.0
+
+
+# -- escapes --------------------------------------------------------------------------------
+
+def _mask(*distances: int) -> int:
+    m = 0
+    for k in distances:
+        m |= 1 << (E.WINDOW - k)
+    return m
+
+
+@pytest.mark.parametrize(("blocks", "count"), [
+    ((), 36),
+    ((1,), 35),                # only 1-1 fails
+    ((1, 2, 3, 4, 5, 6), 0),   # a full prime directly in front
+    ((6,), 20),                # 18 non-doubles with sum >= 7, plus 4-4 and 5-5
+])
+def test_escape_table(blocks: tuple[int, ...], count: int) -> None:
+    assert E.escape_table()[_mask(*blocks)] == count
+
+
+# -- shots ----------------------------------------------------------------------------------
+
+CLASSIC_SHOTS = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2,
+                 12: 3, 13: 0, 14: 0, 15: 1, 16: 1, 17: 0, 18: 1, 19: 0, 20: 1, 24: 1}
+
+
+@pytest.mark.parametrize(("distance", "count"), sorted(CLASSIC_SHOTS.items()))
+def test_direct_and_indirect_shot_numbers(distance: int, count: int) -> None:
+    """The well-known shot counts for one shooter and one blot, nothing in between."""
+    b = _board({1 + distance: 1}, {1: 1})     # distance 24: shooting from the bar
+    assert round(_features(b)[E.SHOTS] * 36) == count
+
+
+def test_blocks_stop_indirect_shots() -> None:
+    # shooter on 10, blot on 4 (6 away); opponent points on 8, 7, 6 block 2-4, 3-3 and 2-2
+    b = _board({10: 1}, {4: 1, 8: 2, 7: 2, 6: 2})
+    assert round(_features(b)[E.SHOTS] * 36) == 11 + 2
+
+
+def test_shots_against_move_generator() -> None:
+    """Every roll on which some legal play hits is counted; extra counts (a hit that the
+    must-use-both-dice rule forbids) are rare."""
+    movegen = pytest.importorskip("gbot.core.movegen")
+    boards, _ = _heldout()
+    boards = [b for b in boards if b[25] == 0 and C.classify(b) >= C.CRASHED][:300]
+    equal = 0
+    for b in boards:
+        hits = 0
+        for d1 in range(1, 7):
+            for d2 in range(1, 7):
+                res = movegen.legal_boards(b, d1, d2)
+                if res.shape[0] and (res[:, 0] < b[0]).any():
+                    hits += 1
+        mine = round(_features(b)[E.SHOTS] * 36)
+        assert hits <= mine, ids.encode(b)
+        equal += hits == mine
+    assert equal >= 0.97 * len(boards)
+
+
+# -- classes --------------------------------------------------------------------------------
+
+def test_class_constants() -> None:
+    assert (C.OVER, C.BEAROFF, C.RACE, C.CRASHED, C.CONTACT) == (0, 1, 2, 3, 4)
+    assert C.NAMES[C.CONTACT] == "contact"
+
+
+@pytest.mark.parametrize(("board", "cls"), [
+    (START, C.CONTACT),
+    (_board({6: 5, 5: 5, 4: 5}, {}), C.OVER),
+    (_board({}, {20: 3}), C.OVER),
+    (_board({6: 5, 5: 5, 1: 2}, {19: 4, 24: 3}), C.BEAROFF),
+    (_board({7: 1, 5: 5}, {20: 4}), C.RACE),
+    (_board({6: 5}, {7: 1, 24: 2}), C.RACE),             # the armies have passed
+    (_board({6: 5}, {5: 1, 24: 2}), C.CRASHED),          # one opposing checker still behind
+    (_board({10: 2, 6: 5, 5: 4}, {8: 1, 20: 4, 21: 4}), C.CONTACT),
+    (_board({25: 1, 6: 5, 5: 5}, {20: 4, 19: 4}), C.CONTACT),   # on the bar: contact
+    (_board({1: 8, 2: 5, 20: 2}, {18: 5, 19: 5, 12: 5}), C.CRASHED),
+    (_board({24: 2, 6: 5, 8: 5, 13: 3}, {1: 2, 2: 2}), C.CRASHED),   # opponent has 4 left
+])
+def test_classify_hand_positions(board: np.ndarray, cls: int) -> None:
+    assert C.classify(board) == cls
+    assert C.classify_many(board[None, :])[0] == cls
+
+
+def test_classify_agrees_with_gnubg_classes() -> None:
+    """Race and bear-off match gnubg exactly; our crashed class is a subset of gnubg's."""
+    boards, classes = _heldout()
+    ours = C.classify_many(boards)
+    for mine, theirs in zip(ours, classes, strict=True):
+        if theirs == "race":
+            assert mine == C.RACE
+        elif theirs == "bearoff":
+            assert mine == C.BEAROFF
+        elif theirs == "contact":
+            assert mine == C.CONTACT
+        else:
+            assert mine in (C.CRASHED, C.CONTACT)
+
+
+def test_classify_symmetric() -> None:
+    boards, _ = _heldout()
+    assert np.array_equal(C.classify_many(boards),
+                          C.classify_many(np.stack([flip_py(b) for b in boards])))
