@@ -86,5 +86,9 @@ from gbot.cli_tournament import tournament as _tournament  # noqa: E402
 
 main.add_command(_tournament)
 
+from gbot.cli_fibs import fibs as _fibs  # noqa: E402
+
+main.add_command(_fibs)
+
 if __name__ == "__main__":
     main()

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -803,3 +807,63 @@ def test_board_helper_matches_the_server_frame() -> None:
     assert theirs.startswith("board:You:alice:")      # player 1 is always the client
     fb = parse_fibs_board(theirs, "fibs")
     assert not fb.me_player1 and fb.names == ("alice", "You") and fb.dice == (6, 5)
+
+
+# =========================================================================== the command
+
+
+def _gbot_fibs(port: int, *args: str, password: str = "pg") -> subprocess.Popen[str]:
+    env = dict(os.environ, GBOT_FIBS_PASSWORD=password)
+    return subprocess.Popen(
+        [sys.executable, "-m", "gbot.cli", "fibs", "--host", "127.0.0.1", "--port", str(port),
+         "--user", "gbot", "--delay", "0", "--reconnect-tries", "3", *args],
+        cwd=Path(__file__).resolve().parents[1], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+
+
+def test_gbot_fibs_command_plays_a_match() -> None:
+    """``gbot fibs`` in its own process plays a match and exits 0; SIGTERM logs out (5)."""
+    srv = FibsServer({"gbot": "pg", "carol": "pc"}, seed=4, ready=["gbot"]).start()
+    carol = FibsBot(BotConfig("carol", delay=0, invites=(("gbot", 3),), max_matches=1),
+                    Engine(ply=0), "pc")
+    try:
+        proc = _gbot_fibs(srv.port, "--max-matches", "1", "--greeting", "Hello from gbot")
+        with bot_running(carol, srv.port) as rc:
+            assert srv.wait_for(lambda: bool(srv.results), 180)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err[-2000:]
+        assert rc.rc is ExitReason.FINISHED
+        assert "1 match(es) played" in err and "pg" not in err.split()
+        assert "15 gbot Hello from gbot" in srv.sent_to("carol")
+        res = srv.results[0]
+        assert res.length == 3 and "gbot" in (res.winner, res.loser)
+        assert (f"won 3-point match against carol {res.score[0]}-{res.score[1]}" in err) == \
+            (res.winner == "gbot")
+        # a second run, stopped by SIGTERM while waiting for invitations
+        proc = _gbot_fibs(srv.port)
+        assert srv.wait_for(lambda: srv.sent_to("gbot").count(
+            "Value of 'boardstyle' set to 3.") == 2 and "gbot" in srv.online(), 60)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == int(ExitReason.INTERRUPTED), err[-2000:]
+        assert "stopped: interrupted" in err
+    finally:
+        srv.stop()
+
+
+def test_gbot_fibs_refused_login_and_prompt() -> None:
+    from click.testing import CliRunner
+
+    from gbot.cli import main
+
+    srv = FibsServer({"gbot": "right"}).start()
+    try:
+        base = ["fibs", "--host", "127.0.0.1", "--port", str(srv.port), "--user", "gbot",
+                "--password-env", "GBOT_TEST_UNSET_VARIABLE", "--reconnect-tries", "1"]
+        result = CliRunner().invoke(main, base, input="wrong\n")
+        assert result.exit_code == int(ExitReason.LOGIN_FAILED)
+        assert "wrong" not in result.output.replace("password for gbot", "")
+        with pytest.raises(SystemExit):
+            main(["fibs", "--user", "gbot", "--password", "x"], standalone_mode=True)
+    finally:
+        srv.stop()

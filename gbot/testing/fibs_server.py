@@ -183,6 +183,7 @@ class _Conn:
         self.alive = True
         self.login_time = 0
         self.sent: deque[str] = deque(maxlen=4000)
+        self.transcript: deque[str] | None = None
         self._send_lock = threading.Lock()
 
     @property
@@ -201,6 +202,8 @@ class _Conn:
     def send(self, *lines: str) -> None:
         for ln in lines:
             self.sent.append(ln)
+            if self.transcript is not None:
+                self.transcript.append(ln)
         self.send_bytes("".join(ln + "\r\n" for ln in lines).encode("latin-1", "replace"))
 
     def close(self) -> None:
@@ -329,6 +332,7 @@ class FibsServer:
         self.saved: dict[frozenset[str], ServerMatch] = {}
         self.history: list[tuple[object, ...]] = []
         self.results: list[MatchOutcome] = []
+        self.transcripts: dict[str, deque[str]] = {}
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
@@ -381,12 +385,9 @@ class FibsServer:
             return True
 
     def sent_to(self, name: str) -> list[str]:
-        """The lines sent to ``name``'s current (or last) connection."""
+        """The lines sent to ``name`` since its first login (all its connections)."""
         with self._lock:
-            for c in self._all:
-                if c.account and c.account.name == name:
-                    return list(c.sent)
-        return []
+            return list(self.transcripts.get(name, ()))
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> FibsServer:
@@ -525,6 +526,7 @@ class FibsServer:
             old.close()
             self._gone(old, "drops connection")
         conn.account = acc
+        conn.transcript = self.transcripts.setdefault(acc.name, deque(maxlen=50000))
         conn.client = toks[1]
         conn.login_time = int(time.time())
         self._conns[acc.name] = conn
