@@ -251,9 +251,10 @@ def test_opening_roll_then_cube_prompt() -> None:
     assert feed(bot, mine) == []
     assert feed(bot, "It's your turn. Please roll or double.") == ["double"]
     assert feed(bot, "It's your turn. Please roll or double.") == []
-    # prompt first, board after: acts when the board arrives
+    # prompt first, board after: asks for the board once, acts when a board arrives
     assert feed(bot, fibs_line(Position.initial(), (2, 2), mine=False, colour=-1)) == []
-    assert feed(bot, "It's your turn to roll or double.", mine) == ["double"]
+    assert feed(bot, "It's your turn to roll or double.", mine) == ["board", "double"]
+    assert feed(bot, mine) == []
 
 
 def test_take_with_and_without_a_pending_board() -> None:
@@ -643,8 +644,8 @@ def test_scripted_human_plays_gbot() -> None:
     receives an error from the server."""
     engine = Engine(ply=0)
     srv = FibsServer({"gbot": "pg", "carol": "pc"}, seed=7, ready=["gbot"]).start()
-    srv.queue_setup(GameSetup(T_RACE, "carol"))
     srv.queue_setup(GameSetup(R_LOST, "carol"))
+    srv.queue_setup(GameSetup(T_RACE, "carol"))
     bot = FibsBot(BotConfig("gbot", delay=0, max_matches=1, max_length=3), engine, "pg")
     try:
         with bot_running(bot, srv.port) as rb:
@@ -667,14 +668,15 @@ def test_scripted_human_plays_gbot() -> None:
                     fb = h.check_board(line)
                     if fb.me_player1 and fb.question == "move" and not pending:
                         h.move(fb)
-                elif turn_starts and games == 1 and not resigned:
+                elif turn_starts and games == 0 and not resigned:
                     assert h.my_view() == Position(R_LOST)
                     resigned = pending = True
                     after = "roll" if isinstance(ev, clip.RollOrDouble) else "move"
                     h.c.send("resign n")
                 elif isinstance(ev, clip.RollOrDouble):
-                    h.c.send("double" if games == 0 and not doubled else "roll")
-                    doubled = True
+                    first = games == 1 and not doubled and h.my_view() == Position(T_RACE)
+                    h.c.send("double" if first else "roll")
+                    doubled = doubled or first
                 elif isinstance(ev, clip.Rolled) and ev.name == "gbot":
                     bot_dice = ev.dice
                 elif isinstance(ev, clip.Doubles):
@@ -717,11 +719,12 @@ def test_scripted_human_plays_gbot() -> None:
         assert _errors(srv.sent_to("gbot")) == []
         assert h.boards > 20
         # one answer to the double and one to the resignation, as the engine decides
-        st1 = _state(T_RACE, (0, 0), 3)
+        st1 = _state(T_RACE, (0, 1), 3)
         want = engine.respond_double(Position(T_RACE).swapped(),
                                      replace(st1, double_offered=True, player_to_act=1))
-        assert answers[0] == ("drop" if want == "drop" else "take")
-        assert resigned and len([a for a in answers if a.startswith("resign")]) == 1
+        assert doubled and answers[1] == ("drop" if want == "drop" else "take")
+        assert resigned and answers[0].startswith("resign")
+        assert len([a for a in answers if a.startswith("resign")]) == 1
         take_decisions = [d for d in bot.decisions if d.kind == "take"]
         resign_decisions = [d for d in bot.decisions if d.kind == "accept_resignation"]
         assert len(take_decisions) == 1 and len(resign_decisions) == 1
@@ -867,3 +870,18 @@ def test_gbot_fibs_refused_login_and_prompt() -> None:
             main(["fibs", "--user", "gbot", "--password", "x"], standalone_mode=True)
     finally:
         srv.stop()
+
+
+def test_prompt_without_a_matching_board_asks_for_one() -> None:
+    bot = new_bot()
+    in_match(bot)
+    # "Please move" while the latest board shows no dice of mine: one board request
+    feed(bot, fibs_line(Position.initial(), mine=False, colour=-1))
+    assert feed(bot, "You roll 3 and 1.", "Please move 2 pieces.") == ["board"]
+    assert feed(bot, "Please move 2 pieces.") == []
+    out = feed(bot, fibs_line(Position.initial(), (3, 1)))
+    assert out == [first_move(Position.initial(), (3, 1))]
+    # the usual order (board, then prompt) asks nothing
+    feed(bot, fibs_line(Position.initial(), mine=False, colour=-1))
+    assert feed(bot, fibs_line(Position.initial()),
+                "It's your turn. Please roll or double.") == ["roll"]

@@ -218,6 +218,7 @@ class FibsBot:
         self._who_ready = False
         self.board: FibsBoard | None = None
         self._board_raw = ""
+        self._board_asked = False
         self._serial = 0
         self._acted = 0
         self._acted_raw = ""
@@ -263,6 +264,8 @@ class FibsBot:
         ev = clip.parse_line(line)
         handler = _HANDLERS.get(type(ev))
         if handler is None:
+            if isinstance(ev, clip.Unknown) and ev.text.strip():
+                log.debug("ignored line: %s", ev.text[:200])
             return []
         try:
             out = handler(self, ev)
@@ -442,13 +445,22 @@ class FibsBot:
         return self._set_need(Need.MOVE)
 
     def _on_roll_or_double(self, _ev: clip.RollOrDouble) -> list[Send]:
-        return self._set_need(Need.CUBE)
+        return self._set_need(Need.CUBE) or self._ask_board("double_or_roll")
 
     def _on_rolled(self, ev: clip.Rolled) -> list[Send]:
         return self._set_need(Need.MOVE) if ev.name is None else []
 
     def _on_please_move(self, _ev: clip.PleaseMove) -> list[Send]:
-        return self._set_need(Need.MOVE)
+        return self._set_need(Need.MOVE) or self._ask_board("move")
+
+    def _ask_board(self, question: str) -> list[Send]:
+        """The server waits for me but my latest board does not show it: ask once."""
+        fb = self.board
+        if self.need is None or self._board_asked or self.match is None or (
+                fb is not None and fb.me_player1 and fb.question == question):
+            return []
+        self._board_asked = True
+        return [Send("board")]
 
     def _on_cant_move(self, ev: clip.CantMove) -> list[Send]:
         if ev.name is None:
@@ -467,6 +479,7 @@ class FibsBot:
         fb = ev.board
         self.board = fb
         self._board_raw = ev.raw
+        self._board_asked = False
         self._serial += 1
         if self.match is None and "You" in fb.names:
             opp = fb.names[1] if fb.names[0] == "You" else fb.names[0]
