@@ -203,7 +203,8 @@ def bench(pairs: int, seed: int) -> None:
 
     warm()
     rng = np.random.default_rng(seed)
-    boards, dice = [], []
+    boards: list[np.ndarray] = []
+    dice: list[tuple[int, int]] = []
     b = START.copy()
     while len(boards) < pairs:
         d = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
