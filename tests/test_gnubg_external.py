@@ -212,14 +212,20 @@ def test_beaver_only_where_allowed() -> None:
     assert ask(Session(beaverer), TAKE) == "take"           # never in a match
 
 
-def test_resignation_offer_is_not_repeated_after_a_decline() -> None:
+def test_a_declined_resignation_is_not_offered_again_that_game() -> None:
+    """gnubg 1.07 refuses (and stops play) when an offer it declined comes again in the same
+    game, also on a later question; a decline shows as the next question at the same score."""
     session = Session(Scripted(resign=2))
     assert ask(session, MOVE) == "resign gammon"
-    again = ask(session, MOVE)                 # gnubg declined and asks the same question
+    again = ask(session, MOVE)                 # declined: gnubg asks the same question again
     assert again is not None
     assert_legal_move(MOVE, again)
-    assert ask(session, CUBE) == "resign gammon"
-    assert ask(session, CUBE) == "roll"
+    assert ask(session, CUBE) == "roll"        # a later question of the same game
+    session.engine.resign = 3                  # type: ignore[attr-defined]
+    assert ask(session, CUBE) == "resign backgammon"      # a higher level may be offered
+    next_game = CUBE.replace(":3:0:0:", ":3:0:1:", 1)    # the score moved: a new game
+    session.engine.resign = 1                  # type: ignore[attr-defined]
+    assert ask(session, next_game) == "resign"
     assert ask(Session(Scripted(resign=1)), CUBE) == "resign"
     assert ask(Session(Scripted(resign=3)), MOVE) == "resign backgammon"
 

@@ -53,9 +53,13 @@ class Session:
     new_interface: bool = False
     requests: int = 0
     errors: int = 0
-    last_resign: str | None = field(default=None, repr=False)
-    """The question (line without options) I last answered with ``resign``: when gnubg asks
-    the same question again it declined, and I play on instead of offering again."""
+    pending_resign: tuple[tuple[int, int], int] | None = field(default=None, repr=False)
+    """``(score, level)`` of the resignation I offered in my last reply. If the next question
+    comes at the same score, gnubg declined it (a game always changes the score)."""
+    declined: int = 0
+    """The highest resignation level declined in the current game. gnubg 1.07 refuses to hear
+    an offer at or below it again in that game (and stops play), so I never repeat one."""
+    game_score: tuple[int, int] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -193,7 +197,7 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
     elif beavered:
         answer = "take"    # the opponent beavered my double: accept the cube (no raccoons)
     else:
-        answer = _decide(session, engine, fb, pos, rules, opts, line)
+        answer = _decide(session, engine, fb, pos, rules, opts)
     if session.debug:
         return "\n".join(_debug_lines(fb, pos, _state(fb, rules, opts), rules, opts) + [answer])
     return answer
@@ -292,31 +296,41 @@ def _rules(base: Rules, opts: _Options, fb: FibsBoard) -> Rules:
 
 
 def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rules: Rules,
-            opts: _Options, line: str) -> str:
+            opts: _Options) -> str:
     question = fb.question
+    _track_game(session, fb)
     if question == "take_or_drop":
-        session.last_resign = None
         state = _state(fb, rules, opts)
         answer = engine.respond_double(pos, state)
         if answer == "beaver" and not _beaver_allowed(state):
             return "take"
         return answer if answer in ("take", "drop", "beaver") else "take"
     if question == "move" and not engine.may_resign(pos):
-        session.last_resign = None      # the common case: no match state needed
-        play = engine.choose_play(pos, fb.dice)
+        play = engine.choose_play(pos, fb.dice)      # the common case: no match state needed
         return "" if play is None else play.notation
     state = _state(fb, rules, opts)
-    if session.last_resign != line:
-        level = engine.resign_offer(pos, state)
-        if level:
-            session.last_resign = line
-            return _RESIGN_WORDS[level]
-    session.last_resign = None
+    level = engine.resign_offer(pos, state)
+    if level > session.declined:
+        session.pending_resign = (fb.score, level)
+        return _RESIGN_WORDS[level]
     if question == "double_or_roll":
         action = engine.cube_action(pos, state)
         return "double" if action == "double" and state.may_double(state.player_to_act) else "roll"
     play = engine.choose_play(pos, fb.dice)
     return "" if play is None else play.notation
+
+
+def _track_game(session: Session, fb: FibsBoard) -> None:
+    """Learn whether my last resignation was declined; forget declines when a game ends."""
+    score = (int(fb.score[0]), int(fb.score[1]))
+    if session.pending_resign is not None:
+        offered_at, level = session.pending_resign
+        session.pending_resign = None
+        if offered_at == score:
+            session.declined = max(session.declined, level)
+    if session.game_score != score:
+        session.game_score = score
+        session.declined = 0
 
 
 def _beaver_allowed(state: MatchState) -> bool:
