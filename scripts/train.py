@@ -67,6 +67,28 @@ def prepare(src: Path, dst: Path) -> None:
 
 
 @cli.command()
+@click.option("--games", default=20000, show_default=True)
+@click.option("--hidden", default=128, show_default=True)
+@click.option("--seed", default=11, show_default=True)
+@click.option("--alpha", default=0.1, show_default=True)
+@click.option("--lam", default=0.7, show_default=True)
+@click.option("--eps", default=0.02, show_default=True, help="share of random moves")
+@click.option("--checkpoint", type=click.Path(path_type=Path), default=RUNS / "td" / "td.npz",
+              show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=RUNS / "td" / "nets_td.npz",
+              show_default=True)
+def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
+       checkpoint: Path, out: Path) -> None:
+    """TD(lambda) self-play bootstrap (numba); resumable from its checkpoint."""
+    from gbot.train import td as T
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    nets = T.run(checkpoint, games, hidden, seed, alpha, lam, eps,
+                 log=_log_to(checkpoint.parent / "log.txt"))
+    nets.save(out)
+    click.echo(f"wrote {out}")
+
+
+@cli.command()
 @click.option("--out", type=click.Path(path_type=Path), default=RUNS / "selfplay" / "g0",
               show_default=True)
 @click.option("--games", default=4000, show_default=True)
@@ -81,6 +103,33 @@ def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_ga
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
     from gbot.train import selfplay as S
     S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"))
+
+
+@cli.command()
+@click.option("--src", type=click.Path(path_type=Path), required=True,
+              help="a selfplay folder (positions to choose from)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--plies", default=1, show_default=True)
+@click.option("--limit", default=300000, show_default=True, help="positions to label")
+@click.option("--played-share", default=0.5, show_default=True,
+              help="share of positions taken from played moves (the rest: other candidates)")
+@click.option("--seed", default=3, show_default=True)
+def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
+          seed: int) -> None:
+    """Label positions from our own play with gnubg-nn at --plies (resumable)."""
+    from gbot.train import label as L
+    from gbot.train import selfplay as S
+    log = _log_to(out / "log.txt")
+    if not (out / "positions.npz").exists():
+        bp, _ = S.load(src, played_only=True)
+        ba, _ = S.load(src)
+        rng = np.random.default_rng(seed)
+        n_p = min(bp.shape[0], int(limit * played_share))
+        pick = np.concatenate([bp[rng.permutation(bp.shape[0])[:n_p]],
+                               ba[rng.permutation(ba.shape[0])[:limit - n_p]]])
+        n = L.prepare(out, pick, limit, seed)
+        log(f"chose {n} positions from {src}")
+    L.run(out, plies, log=log)
 
 
 @cli.command()
@@ -111,7 +160,10 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     boards, probs = [], []
     weights = list(data_weights) or [1.0] * len(data_paths)
     for path, w in zip(data_paths, weights, strict=True):
-        if path.is_dir():
+        if path.is_dir() and (path / "positions.npz").exists():
+            from gbot.train.label import load as load_labels
+            b, p = load_labels(path)
+        elif path.is_dir():
             from gbot.train.selfplay import load
             b, p = D.dedupe(*load(path))
         else:

@@ -164,6 +164,12 @@ def _shot_tables() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
 
 
 _DIRECT, _COMBOS, _DOUBLES = _shot_tables()
+_ANY = _DIRECT.copy()
+for _d in range(1, 25):
+    for _m in range(4):
+        _ANY[_d] |= _COMBOS[_d, _m, 0] if _m < _COMBOS[_d, 3, 0] else 0
+        _ANY[_d] |= _DOUBLES[_d, _m, 0] if _m < _DOUBLES[_d, 3, 0] else 0
+_ALL_ROLLS = (1 << 36) - 1
 
 
 @jit
@@ -177,9 +183,10 @@ def _popcount(x: int) -> int:
 
 
 @jit
-def _shots(b: Board, blots: Board) -> int:
+def _shots(b: Board, blocked: int, blots: Board) -> int:
     """Rolls of 36 on which the side to move in ``b`` can hit at least one opposing blot
-    (``blots``: an ``int8[15]`` work array)."""
+    (``blocked``: bit ``p`` set where the opponent holds point ``p``; ``blots``: an
+    ``int8[15]`` work array)."""
     nb = 0
     for t in range(1, 25):
         if b[t] == -1:
@@ -196,6 +203,9 @@ def _shots(b: Board, blots: Board) -> int:
             d = q - blots[i]
             if d <= 0:
                 break
+            if (blocked >> (blots[i] + 1)) & ((1 << (d - 1)) - 1) == 0:
+                hit |= _ANY[d]
+                continue
             hit |= _DIRECT[d]
             for m in range(_COMBOS[d, 3, 0]):
                 if b[q - _COMBOS[d, m, 1]] > -2 or b[q - _COMBOS[d, m, 2]] > -2:
@@ -209,6 +219,8 @@ def _shots(b: Board, blots: Board) -> int:
                         break
                 if ok:
                     hit |= _DOUBLES[d, m, 0]
+        if hit == _ALL_ROLLS:
+            break
     return _popcount(hit)
 
 
@@ -268,7 +280,7 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     out[at + PIPS] = pips / 100.0
     out[at + BACK_ESCAPES] = back_esc / 36.0
     out[at + CONTAINMENT] = contain / 36.0
-    out[at + SHOTS] = _shots(b, work) / 36.0
+    out[at + SHOTS] = _shots(b, blocked, work) / 36.0
     out[at + PRIME] = best_run / 6.0
     out[at + HOME_POINTS] = home / 6.0
     out[at + ANCHOR] = anchor / 6.0

@@ -1,11 +1,10 @@
 """Batched forward pass of the per-class networks (the hot path of every search).
 
 Each network is ``N_INPUTS -> hidden -> 5`` (hidden activation sigmoid or ReLU, sigmoid
-outputs). The raw part of the inputs (see :mod:`gbot.core.encode`) is never materialised: for
-every side ``s``, slot ``j`` (0..23 points, 24 bar, 25 borne off) and count ``c`` (0..15) the
-sum of the first-layer weight rows it switches on is precomputed in ``table[k, s, j, c, :]``, so
-the hidden pre-activation is the bias plus one row per occupied slot plus the hand-made
-features times their weights.
+outputs). The inputs (see :mod:`gbot.core.encode`) are never materialised: the first layer is
+stored rearranged (:func:`build_matrix`) so that an occupied slot switches on one summed row
+(plus one scaled row past three checkers), and the hidden pre-activation is the bias plus a
+short list of scaled rows (slots, borne-off counts, hand-made features), added four at a time.
 
 After the network, the five probabilities are made consistent (win >= win_g >= win_bg,
 1 - win >= lose_g >= lose_bg), gammons that can no longer happen are set to zero, and finished
@@ -28,35 +27,75 @@ from gbot.core.encode import (
     SLOTS,
     features,
     side_counts,
-    slot_value,
 )
 
 F32 = npt.NDArray[np.float32]
 
 ACT_SIGMOID = 0
 ACT_RELU = 1
-MAX_COUNT = 16
 
 
-def table_row(s: int, j: int, c: int) -> int:
-    """Row of side ``s``, slot ``j`` (0..25), count ``c`` (0..15) in a flattened table."""
-    return (s * (SLOTS + 1) + j) * MAX_COUNT + c
+def build_matrix(w1: F32) -> F32:
+    """First-layer rows rearranged for the kernel (``float32[N_INPUTS, hidden]``).
 
-
-def build_table(w1: F32) -> F32:
-    """``table[table_row(s, j, c), :]``: the summed first-layer rows of slot ``j`` of side
-    ``s`` holding ``c`` checkers (``w1`` is ``float32[N_INPUTS, hidden]``)."""
-    hidden = w1.shape[1]
-    table = np.zeros((2, SLOTS + 1, MAX_COUNT, hidden), dtype=np.float64)
+    Rows ``4 (25 s + j) + m`` for side ``s``, slot ``j`` (0..24): ``m`` = 0, 1, 2 are the
+    summed weights a slot with 1, 2, 3 checkers switches on, ``m`` = 3 is the weight of the
+    ``(n - 3) / 2`` input. Rows ``200 + s``: the borne-off input of side ``s``. Rows
+    ``202 + q``: hand-made feature ``q`` (both sides)."""
     w = w1.astype(np.float64)
+    out = np.empty_like(w)
     for s in range(2):
         base = s * RAW_PER_SIDE
-        for c in range(MAX_COUNT):
-            vals = np.array([slot_value(c, k) for k in range(4)])
-            for j in range(SLOTS):
-                table[s, j, c] = vals @ w[base + 4 * j: base + 4 * j + 4]
-            table[s, SLOTS, c] = (c / 15.0) * w[base + OFF_AT]
-    return table.reshape(2 * (SLOTS + 1) * MAX_COUNT, hidden).astype(np.float32)
+        for j in range(SLOTS):
+            r = 4 * (SLOTS * s + j)
+            c = base + 4 * j
+            out[r] = w[c]
+            out[r + 1] = w[c] + w[c + 1]
+            out[r + 2] = w[c] + w[c + 1] + w[c + 2]
+            out[r + 3] = w[c + 3]
+        out[OFF_ROW + s] = w[base + OFF_AT]
+    out[FEATURE_ROW:] = w[2 * RAW_PER_SIDE:]
+    return out.astype(np.float32)
+
+
+OFF_ROW = 4 * SLOTS * 2
+FEATURE_ROW = OFF_ROW + 2
+MAX_ACTIVE = 2 * 2 * SLOTS + 2 + 2 * N_FEATURES + 4
+
+
+@jit
+def _active_rows(me: npt.NDArray[np.int64], opp: npt.NDArray[np.int64], f: F32,
+                 rows: npt.NDArray[np.int64], coef: F32) -> int:
+    """The rows of :func:`build_matrix` a board switches on and their coefficients, padded
+    with zero coefficients to a multiple of 4; returns the padded count."""
+    n = 0
+    for s in range(2):
+        cnt = me if s == 0 else opp
+        for j in range(SLOTS):
+            c = cnt[j]
+            if c > 0:
+                r = 4 * (SLOTS * s + j)
+                rows[n] = r + min(c, 3) - 1
+                coef[n] = 1.0
+                n += 1
+                if c > 3:
+                    rows[n] = r + 3
+                    coef[n] = (c - 3) / 2.0
+                    n += 1
+        if cnt[SLOTS] > 0:
+            rows[n] = OFF_ROW + s
+            coef[n] = cnt[SLOTS] / 15.0
+            n += 1
+    for q in range(2 * N_FEATURES):
+        if f[q] != 0.0:
+            rows[n] = FEATURE_ROW + q
+            coef[n] = f[q]
+            n += 1
+    while n % 4:
+        rows[n] = 0
+        coef[n] = 0.0
+        n += 1
+    return n
 
 
 @jit
@@ -149,13 +188,12 @@ LANES = 8
 
 @jit
 def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
-                  class_net: npt.NDArray[np.int64], table: F32, wf: F32, b1: F32, w2t: F32,
-                  b2: F32, activation: int, out: F32) -> None:
+                  class_net: npt.NDArray[np.int64], w1m: F32, b1: F32, w2t: F32, b2: F32,
+                  activation: int, out: F32) -> None:
     """Fill ``out[i]`` with the probabilities of ``boards[i]`` (side to move).
 
-    ``class_net[cls]`` is the network index for class ``cls``; ``table`` is
-    ``[net, 2 * 26 * 16, hidden]`` (rows by :func:`table_row`), ``wf``
-    ``[net, 2 * N_FEATURES, hidden]``, ``b1``
+    ``class_net[cls]`` is the network index for class ``cls``; ``w1m`` is
+    ``[net, N_INPUTS, hidden]`` (rows by :func:`build_matrix`), ``b1``
     ``[net, hidden]``, ``w2t`` ``[net, 5, hidden]`` (second layer, transposed), ``b2``
     ``[net, 5]``; ``hidden`` must be a multiple of :data:`LANES`."""
     hidden = b1.shape[1]
@@ -166,6 +204,8 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     opp = np.empty(26, dtype=np.int64)
     scratch = np.empty(SCRATCH, dtype=np.int8)
     acc = np.empty(LANES, dtype=np.float32)
+    rows = np.empty(MAX_ACTIVE, dtype=np.int64)
+    coef = np.empty(MAX_ACTIVE, dtype=np.float32)
     for i in range(boards.shape[0]):
         b = boards[i]
         cls = classify(b)
@@ -174,25 +214,20 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         side_counts(b, me, opp)
-        h[:] = b1[k]
-        for j in range(SLOTS + 1):
-            c = me[j]
-            if c > 0:
-                r = j * MAX_COUNT + min(c, MAX_COUNT - 1)
-                for u in range(hidden):
-                    h[u] += table[k, r, u]
-            c = opp[j]
-            if c > 0:
-                r = (SLOTS + 1 + j) * MAX_COUNT + min(c, MAX_COUNT - 1)
-                for u in range(hidden):
-                    h[u] += table[k, r, u]
         features(b, esc, f, 0, scratch)
-        for q in range(nf):
-            v = f[q]
-            if v != 0.0:
-                row = wf[k, q]
-                for u in range(hidden):
-                    h[u] += v * row[u]
+        n = _active_rows(me, opp, f, rows, coef)
+        h[:] = b1[k]
+        for g in range(0, n, 4):
+            c0 = coef[g]
+            c1 = coef[g + 1]
+            c2 = coef[g + 2]
+            c3 = coef[g + 3]
+            r0 = w1m[k, rows[g]]
+            r1 = w1m[k, rows[g + 1]]
+            r2 = w1m[k, rows[g + 2]]
+            r3 = w1m[k, rows[g + 3]]
+            for u in range(hidden):
+                h[u] += c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u]
         if activation == ACT_SIGMOID:
             for u in range(hidden):
                 h[u] = _sigmoid_fast(h[u])

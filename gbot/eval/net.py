@@ -81,11 +81,8 @@ class Networks:
         self.activation = activation
         self.class_net = class_net
         self.meta = dict(meta or {})
-        nf = 2 * _enc.N_FEATURES
-        self._table = np.ascontiguousarray(
-            np.stack([_fw.build_table(self.nets[n]["w1"]) for n in names]))
-        self._wf = np.ascontiguousarray(
-            np.stack([self.nets[n]["w1"][_enc.FEATURES_AT:_enc.FEATURES_AT + nf] for n in names]))
+        self._w1m = np.ascontiguousarray(
+            np.stack([_fw.build_matrix(self.nets[n]["w1"]) for n in names]))
         self._b1 = np.ascontiguousarray(np.stack([self.nets[n]["b1"] for n in names]))
         self._w2t = np.ascontiguousarray(np.stack([self.nets[n]["w2"].T for n in names]))
         self._b2 = np.ascontiguousarray(np.stack([self.nets[n]["b2"] for n in names]))
@@ -106,7 +103,7 @@ class Networks:
         (one ``int8[26]`` board gives ``[1, 5]``)."""
         arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
         out = np.empty((arr.shape[0], 5), dtype=np.float32)
-        _fw.forward_batch(arr, self._esc, self._class_net, self._table, self._wf, self._b1,
+        _fw.forward_batch(arr, self._esc, self._class_net, self._w1m, self._b1,
                           self._w2t, self._b2, self._act, out)
         return out
 

@@ -1,0 +1,70 @@
+"""Label positions with gnubg-nn at ``plies`` (training time only), resumable, with progress.
+
+``prepare`` fixes the positions to label once (``positions.npz`` in the output folder); ``run``
+then labels them in chunks of ``chunk`` rows, each written atomically as ``label-NNNNN.npz``
+(``boards``, ``probs``), so an interrupted run continues with the first missing chunk.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.train.oracle import probabilities
+
+
+def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int) -> int:
+    """Choose (shuffled, de-duplicated) positions to label; keeps an existing choice."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "positions.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return int(z["boards"].shape[0])
+    keys = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    rng = np.random.default_rng(seed)
+    idx = rng.permutation(np.sort(first))[:limit]
+    tmp = out / "positions.tmp.npz"
+    np.savez_compressed(tmp, boards=boards[idx].astype(np.int8))
+    tmp.replace(path)
+    return int(idx.shape[0])
+
+
+def run(out: Path, plies: int, chunk: int = 5000,
+        log: Callable[[str], None] = print) -> None:
+    """Label every chunk of ``positions.npz`` that has no label file yet."""
+    with np.load(out / "positions.npz") as z:
+        boards = z["boards"]
+    n_chunks = (boards.shape[0] + chunk - 1) // chunk
+    t0 = time.time()
+    done_rows = 0
+    for c in range(n_chunks):
+        path = out / f"label-{c:05d}.npz"
+        if path.exists():
+            continue
+        b = boards[c * chunk:(c + 1) * chunk]
+        p = probabilities(b, plies)
+        tmp = out / f"label-{c:05d}.tmp.npz"
+        np.savez_compressed(tmp, boards=b, probs=p)
+        tmp.replace(path)
+        done_rows += b.shape[0]
+        rate = done_rows / max(time.time() - t0, 1e-9)
+        left = sum(1 for k in range(c + 1, n_chunks) if not (out / f"label-{k:05d}.npz").exists())
+        log(f"chunk {c + 1}/{n_chunks} labelled at {plies}-ply ({rate:.0f} rows/s, "
+            f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
+
+
+def load(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """All labelled chunks of a folder."""
+    bs, ps = [], []
+    for path in sorted(out.glob("label-*.npz")):
+        if ".tmp" in path.name:
+            continue
+        with np.load(path) as z:
+            bs.append(z["boards"])
+            ps.append(z["probs"])
+    return np.concatenate(bs).astype(np.int8), np.concatenate(ps).astype(np.float32)
