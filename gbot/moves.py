@@ -27,7 +27,7 @@ def _point_text(p: int) -> str:
 
 def hits_along(board: Board, steps: Sequence[Step]) -> list[bool]:
     """For each step, whether it hits a blot when the steps are replayed in order."""
-    b = [int(x) for x in board]
+    b = board.tolist() if hasattr(board, "tolist") else list(board)
     out: list[bool] = []
     for src, dst in steps:
         b[src] -= 1

@@ -41,6 +41,7 @@ MAX_CUBE = 2**15
 
 _N_INTS = 50
 _NUMBER = re.compile(r"-?[1-9][0-9]{0,5}\Z|0\Z")
+_NUMBERS = re.compile(r"(?:-?[1-9][0-9]{0,5}|0)(?::(?:-?[1-9][0-9]{0,5}|0))*\Z")
 _NAME = re.compile(r"[^\x00-\x1f\x7f:]*\Z")
 
 
@@ -96,7 +97,7 @@ class FibsBoard:
         """My position, as if I were on roll (also for a take question)."""
         from gbot.position import Position
 
-        return Position(self.board)
+        return Position._trusted(self.board)  # parsing checked the counts and signs
 
     @property
     def me_seat(self) -> int:
@@ -176,9 +177,10 @@ def _split(line: str) -> tuple[str, str, list[int]]:
     for name in parts[:2]:
         if not _NAME.match(name):
             raise FibsBoardError(f"a name holds control characters ({name!r}): {line!r}")
-    for i, tok in enumerate(parts[2:]):
-        if not _NUMBER.match(tok):
-            raise FibsBoardError(f"field {i + 3} is not a plain integer ({tok!r}): {line!r}")
+    if not _NUMBERS.match(s, len("board:") + len(parts[0]) + len(parts[1]) + 2):
+        for i, tok in enumerate(parts[2:]):
+            if not _NUMBER.match(tok):
+                raise FibsBoardError(f"field {i + 3} is not a plain integer ({tok!r}): {line!r}")
     return parts[0], parts[1], [int(tok) for tok in parts[2:]]
 
 
