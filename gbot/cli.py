@@ -34,7 +34,8 @@ def main() -> None:
               default="backgammons", show_default=True,
               help="What a game can be worth: single only, up to gammons, up to backgammons.")
 @click.option("--caucasian", is_flag=True,
-              help="Caucasian rule: a double may be played as four single moves in any order.")
+              help="Caucasian rule: a checker that hits in its home board may not join\n"
+                   "its own checkers later in the same turn.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               help="Write a log (connections; every request with --verbose) to this file.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request and reply.")
