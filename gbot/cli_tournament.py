@@ -53,7 +53,8 @@ grandmaster."""
               help="Money: gammons count only once the cube was turned.")
 @click.option("--beavers/--no-beavers", default=False, show_default=True,
               help="Money: doubled side may beaver.")
-@click.option("--caucasian", is_flag=True, help="Caucasian rule: a checker that hits in its home board may not "
+@click.option("--caucasian", is_flag=True,
+              help="Caucasian rule: a checker that hits in its home board may not "
               "join its own checkers later in the same turn.")
 @click.option("--draw-last-roll", is_flag=True,
               help="Draw variant: the other side gets one last roll to draw.")
