@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import dedup as _dd
 from gbot.core import expand as _ex
 from gbot.core import movegen as _mg
 from gbot.core.board import Board
@@ -133,6 +134,18 @@ def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
     out = np.zeros((boards.shape[0], 5), dtype=np.float32)
     _bk.race_probabilities(boards, t.rolls, t.gammon, t.two_sided, _bk.BINOM, out)
     return out
+
+
+def _distinct(evaluate: Callable[[Board], npt.ArrayLike], boards: Board,
+              kinds: npt.NDArray[np.int8], kind: int, count: int,
+              probs: npt.NDArray[np.float64]) -> None:
+    """``probs[i] = evaluate(boards[i])`` for the ``count`` rows of ``kind``, each distinct
+    board evaluated once."""
+    rows = np.empty((count, 26), dtype=np.int8)
+    inverse = np.empty(boards.shape[0], dtype=np.int64)
+    m = _dd.unique_rows(boards, kinds, kind, rows, inverse)
+    values = np.ascontiguousarray(evaluate(rows[:m]))
+    _dd.scatter_rows(values, inverse, probs)
 
 
 def _as_tuple(p: npt.NDArray[np.float64]) -> Probabilities:
@@ -234,11 +247,20 @@ class Evaluator:
 
     # --- batched values --------------------------------------------------------------------
     def _fill(self, boards: Board, probs: npt.NDArray[np.float64],
-              kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64]) -> None:
+              kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64],
+              dedup: bool = False) -> None:
         """Complete ``probs`` for boards sorted by :func:`gbot.core.expand.static_kinds`:
-        bear-offs from the tables, the rest from the networks (ended games are done)."""
+        bear-offs from the tables, the rest from the networks (ended games are done).
+        ``dedup``: evaluate each distinct board once (batches with repeats)."""
         n = boards.shape[0]
         n_over, n_bear = int(counts[0]), int(counts[1])
+        if dedup:
+            if n_bear:
+                _distinct(_bearoff, boards, kinds, _ex.BEAROFF, n_bear, probs)
+            if n_over + n_bear < n:
+                _distinct(self.networks.evaluate, boards, kinds, _ex.NET, n - n_over - n_bear,
+                          probs)
+            return
         if n_over + n_bear == 0:
             probs[:] = self.networks.evaluate(boards)
             return
@@ -292,16 +314,17 @@ class Evaluator:
         chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
         pruner = self.pruner
         if pruner is None or int(counts[0]) + int(counts[1]) == children.shape[0]:
-            self._fill(children, probs, kinds, counts)
+            self._fill(children, probs, kinds, counts, dedup=True)
             _ex.pick_best(probs, offsets, chosen)
             return children, chosen, probs
         net = kinds == _ex.NET
-        probs[net] = pruner.evaluate(np.ascontiguousarray(children[net]))
+        _distinct(pruner.evaluate, children, kinds, _ex.NET, int(np.count_nonzero(net)), probs)
         selected = np.empty(children.shape[0], dtype=np.bool_)
         _ex.prune_select(probs, offsets, self.prune_keep, selected)
         full = selected & net
-        if full.any():
-            probs[full] = self.networks.evaluate(np.ascontiguousarray(children[full]))
+        n_full = int(np.count_nonzero(full))
+        if n_full:
+            _distinct(self.networks.evaluate, children, full.view(np.int8), 1, n_full, probs)
         _ex.pick_best_of(probs, offsets, selected, chosen)
         return children, chosen, probs
 
@@ -316,6 +339,12 @@ class Evaluator:
         if n_over == n:
             return out
         live = boards if n_over == 0 else np.ascontiguousarray(boards[~over])
+        # the same board often comes several times (rolls with no play, transpositions)
+        distinct = np.empty_like(live)
+        inverse = np.empty(live.shape[0], dtype=np.int64)
+        m = _dd.unique_rows(live, np.zeros(live.shape[0], dtype=np.int8), 0, distinct, inverse)
+        if m < live.shape[0]:
+            live = distinct[:m]
         children, chosen, child_probs = self._pick(live, ws)
         if ply == 1:
             picked = child_probs[chosen]
@@ -323,6 +352,8 @@ class Evaluator:
             picked = self._values(np.ascontiguousarray(children[chosen]), ply - 1, ws)
         res = np.empty((live.shape[0], 5), dtype=np.float64)
         _ex.average_over_rolls(picked, _ex.ROLL_WEIGHTS, res)
+        if m < inverse.shape[0]:
+            res = res[inverse]
         if n_over == 0:
             return res
         out[~over] = res
