@@ -13,3 +13,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def jit(fn: F) -> F:
     """Compile ``fn`` in nopython mode with an on-disk cache."""
     return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy")(fn))
+
+
+def jit_fast(fn: F) -> F:
+    """:func:`jit` with fast-math (reassociation, fused multiply-add) for float hot loops whose
+    results may differ in the last bits (the network forward pass)."""
+    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn))
