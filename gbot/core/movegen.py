@@ -305,7 +305,15 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
             top2 = 25 if b[25] > 0 else high1
             low2 = 25 if b[25] > 0 else 1
             found = False
-            for s2 in range(top2, low2 - 1, -1):
+            # second order, a two-dice play already found, nobody on the bar at the start:
+            # only the moved checker (s2 == d1) and bear-offs (s2 <= c) can give new plays
+            narrow = order == 1 and not onbar and state[1] == 4 and d1 >= 1
+            s2 = top2 + 1
+            while s2 > low2:
+                s2 -= 1
+                if narrow and s2 > c and s2 != d1:
+                    s2 = d1 + 1 if s2 > d1 else c + 1
+                    continue
                 if b[s2] <= 0:
                     continue
                 if s2 == 25:
@@ -328,13 +336,22 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
 
 
 @jit
-def _first_source(b: Board, start: int, die: int) -> int:
-    """The highest point ``<= start`` from which a checker may move ``die``; 0 when none."""
+def _highest_below(b: Board, start: int) -> int:
+    """The highest point ``<= start`` holding a checker of the mover (25 = bar); 0 if none."""
+    for i in range(start, 0, -1):
+        if b[i] > 0:
+            return i
+    return 0
+
+
+@jit
+def _first_source(b: Board, start: int, die: int, high: int) -> int:
+    """The highest point ``<= start`` from which a checker may move ``die``; 0 when none.
+    ``high`` is the mover's highest occupied point (25 when on the bar)."""
     if b[25] > 0:
         if start >= 25 and b[25 - die] >= -1:
             return 25
         return 0
-    high = _highest(b)
     src = start if start < high else high
     while src >= 1:
         if b[src] > 0 and _can_step(b, src, die, high):
@@ -351,29 +368,33 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
     """Doubles without the Caucasian rule: four nested loops over sources in non-increasing
     order (every play has such an ordering, so nothing is lost and transpositions are cut)."""
     h0 = _hash(b, keys)
-    s1 = _first_source(b, 25, d)
+    g0 = _highest(b)
+    s1 = _first_source(b, 25, d, g0)
     while s1 > 0:
         h1 = _moved_hash(b, h0, s1, d, keys)
         x1 = _apply(b, s1, d)
+        g1 = g0 if b[g0] > 0 else _highest_below(b, g0)
         path[0] = s1
         path[1] = s1 - d if s1 > d else 0
-        s2 = _first_source(b, s1, d)
+        s2 = _first_source(b, s1, d, g1)
         if s2 == 0 and state[1] <= 1:
             _record(b, h1, 1, 1, path, out, steps, table, hashes, state)
         while s2 > 0:
             h2 = _moved_hash(b, h1, s2, d, keys)
             x2 = _apply(b, s2, d)
+            g2 = g1 if b[g1] > 0 else _highest_below(b, g1)
             path[2] = s2
             path[3] = s2 - d if s2 > d else 0
-            s3 = _first_source(b, s2, d)
+            s3 = _first_source(b, s2, d, g2)
             if s3 == 0 and state[1] <= 2:
                 _record(b, h2, 2, 2, path, out, steps, table, hashes, state)
             while s3 > 0:
                 h3 = _moved_hash(b, h2, s3, d, keys)
                 x3 = _apply(b, s3, d)
+                g3 = g2 if b[g2] > 0 else _highest_below(b, g2)
                 path[4] = s3
                 path[5] = s3 - d if s3 > d else 0
-                s4 = _first_source(b, s3, d)
+                s4 = _first_source(b, s3, d, g3)
                 if s4 == 0 and state[1] <= 3:
                     _record(b, h3, 3, 3, path, out, steps, table, hashes, state)
                 while s4 > 0:
@@ -383,13 +404,13 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
                     path[7] = s4 - d if s4 > d else 0
                     _record(b, h4, 4, 4, path, out, steps, table, hashes, state)
                     _undo(b, s4, d, x4)
-                    s4 = _first_source(b, s4 - 1, d)
+                    s4 = _first_source(b, s4 - 1, d, g3)
                 _undo(b, s3, d, x3)
-                s3 = _first_source(b, s3 - 1, d)
+                s3 = _first_source(b, s3 - 1, d, g2)
             _undo(b, s2, d, x2)
-            s2 = _first_source(b, s2 - 1, d)
+            s2 = _first_source(b, s2 - 1, d, g1)
         _undo(b, s1, d, x1)
-        s1 = _first_source(b, s1 - 1, d)
+        s1 = _first_source(b, s1 - 1, d, g0)
 
 
 @jit
@@ -407,27 +428,25 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     state[2] = 0
     for i in range(2 * MAX_STEPS):
         path[i] = 0
-    for i in range(26):
-        marks[i] = 0
-    dice = np.empty(4, dtype=np.int64)
-    scratch = np.empty((8, 5), dtype=np.int64)
     if d1 == d2 and not caucasian:
         _doubles(b, d1, path, out, steps, table, hashes, state, keys)
-    elif d1 == d2:
-        dice[:] = d1
-        _search(b, dice, 4, caucasian, marks, path, out, steps, table, hashes, state, keys,
-                scratch)
     elif not caucasian:
         _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state, keys)
     else:
-        dice[0] = max(d1, d2)
-        dice[1] = min(d1, d2)
-        _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state, keys,
-                scratch)
-        dice[0] = min(d1, d2)
-        dice[1] = max(d1, d2)
-        _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state, keys,
-                scratch)
+        for i in range(26):
+            marks[i] = 0
+        dice = np.empty(4, dtype=np.int64)
+        scratch = np.empty((8, 5), dtype=np.int64)
+        if d1 == d2:
+            dice[:] = d1
+            _search(b, dice, 4, caucasian, marks, path, out, steps, table, hashes, state,
+                    keys, scratch)
+        else:
+            for first in range(2):
+                dice[0] = max(d1, d2) if first == 0 else min(d1, d2)
+                dice[1] = min(d1, d2) if first == 0 else max(d1, d2)
+                _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state,
+                        keys, scratch)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
