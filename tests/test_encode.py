@@ -94,6 +94,17 @@ def test_swapping_sides_swaps_inputs() -> None:
     assert np.array_equal(x[:, f + n:], y[:, f:f + n])
 
 
+def test_one_pass_features_match_per_side_reference() -> None:
+    boards, _ = _heldout()
+    esc = E.escape_table()
+    work = np.zeros(15, dtype=np.int8)
+    for b in boards[:600]:
+        want = np.zeros(2 * E.N_FEATURES, dtype=np.float32)
+        E.side_features(b, esc, want, 0, work)
+        E.side_features(flip_py(b), esc, want, E.N_FEATURES, work)
+        assert np.array_equal(_features(b), want), ids.encode(b)
+
+
 def test_inputs_bounded() -> None:
     boards, _ = _heldout()
     x = E.encode(boards)

@@ -170,6 +170,7 @@ for _d in range(1, 25):
         _ANY[_d] |= _COMBOS[_d, _m, 0] if _m < _COMBOS[_d, 3, 0] else 0
         _ANY[_d] |= _DOUBLES[_d, _m, 0] if _m < _DOUBLES[_d, 3, 0] else 0
 _ALL_ROLLS = (1 << 36) - 1
+_ZONES = np.array([0] * 7 + [(p - 7) // 6 + 1 for p in range(7, 26)], dtype=np.int64)
 
 
 @jit
@@ -294,16 +295,121 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
 
 
 @jit
+def _write_side(out: Inputs, at: int, pips: int, back_esc: int, contain: int, shots: int,
+                best_run: int, home: int, anchor: int, anchors: int, dance: int, blots: int,
+                back: int, outside: int, outside_pips: int, crossovers: int) -> None:
+    out[at + PIPS] = pips / 100.0
+    out[at + BACK_ESCAPES] = back_esc / 36.0
+    out[at + CONTAINMENT] = contain / 36.0
+    out[at + SHOTS] = shots / 36.0
+    out[at + PRIME] = best_run / 6.0
+    out[at + HOME_POINTS] = home / 6.0
+    out[at + ANCHOR] = anchor / 6.0
+    out[at + ANCHORS] = anchors / 3.0
+    out[at + DANCE] = dance * dance / 36.0
+    out[at + BLOTS] = blots / 5.0
+    out[at + BACK] = back / 25.0
+    out[at + OUTSIDE] = outside / 15.0
+    out[at + OUTSIDE_PIPS] = outside_pips / 50.0
+    out[at + CROSSOVERS] = crossovers / 15.0
+
+
+@jit
+def _contain(blocked: int, esc: npt.NDArray[np.int64]) -> int:
+    contain = 36
+    for p in range(13, 25):
+        e = esc[_window(blocked, p)]
+        if e < contain:
+            contain = e
+    return contain
+
+
+@jit
 def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
              scratch: Board) -> None:
-    """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]``;
+    """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]``, in one
+    pass over the board (equal to :func:`side_features` of ``b`` and of the flipped board);
     ``scratch`` is an ``int8[SCRATCH]`` work array."""
+    my_bar = int(b[25])
+    op_bar = -int(b[0])
+    blocked_me = 0   # opponent points, in my numbering
+    blocked_op = 0   # my points, in the opponent's numbering
+    m_pips = 25 * my_bar
+    o_pips = 25 * op_bar
+    m_back = 25 if my_bar > 0 else 0
+    o_back = 25 if op_bar > 0 else 0
+    m_run = 0
+    m_best = 0
+    o_run = 0
+    o_best = 0
+    m_home = 0
+    o_home = 0
+    m_anchor = 0
+    o_anchor = 0
+    m_anchors = 0
+    o_anchors = 0
+    m_dance = 0
+    m_blots = 0
+    o_blots = 0
+    m_out = my_bar
+    o_out = op_bar
+    m_out_pips = 19 * my_bar
+    o_out_pips = 19 * op_bar
+    m_cross = 4 * my_bar
+    o_cross = 4 * op_bar
+    for p in range(1, 25):
+        v = int(b[p])
+        m = max(v, 0)
+        o = max(-v, 0)
+        q = 25 - p
+        mh = int(m >= 2)
+        oh = int(o >= 2)
+        m_pips += p * m
+        o_pips += q * o
+        if m > 0 and p > m_back:
+            m_back = p
+        if o > 0 and o_back == 0:
+            o_back = q
+        m_blots += int(m == 1)
+        o_blots += int(o == 1)
+        m_run = (m_run + 1) * mh
+        o_run = (o_run + 1) * oh
+        m_best = max(m_best, m_run)
+        o_best = max(o_best, o_run)
+        blocked_op |= mh << q
+        blocked_me |= oh << p
+        if p <= 6:
+            m_home += mh
+            o_anchors += oh
+            if oh:
+                o_anchor = p
+        elif p >= 19:
+            m_anchors += mh
+            if mh and m_anchor == 0:
+                m_anchor = q
+            o_home += oh
+            m_dance += oh
+        if p > 6:
+            m_out += m
+            m_out_pips += m * (p - 6)
+            m_cross += m * _ZONES[p]
+        if q > 6:
+            o_out += o
+            o_out_pips += o * (q - 6)
+            o_cross += o * _ZONES[q]
+    m_esc = esc[_window(blocked_me, m_back)] if m_back > 0 else 36
+    o_esc = esc[_window(blocked_op, o_back)] if o_back > 0 else 36
     work = scratch[32:47]
-    side_features(b, esc, out, at, work)
+    m_shots = _shots(b, blocked_me, work)
     flipped = scratch[:26]
     for i in range(26):
         flipped[i] = -b[25 - i]
-    side_features(flipped, esc, out, at + N_FEATURES, work)
+    o_shots = _shots(flipped, blocked_op, work)
+    _write_side(out, at, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
+                m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross)
+    _write_side(out, at + N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
+                o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
+                o_out_pips, o_cross)
 
 
 @jit

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
+from gbot.core._jit import jit, jit_fast
 from gbot.core.board import Board
 from gbot.core.classify import BEAROFF, OVER, RACE, classify
 from gbot.core.encode import (
@@ -165,28 +165,36 @@ def _tidy(b: Board, cls: int, me_off: int, opp_off: int, out: F32) -> None:
             out[4] = 0.0
 
 
-@jit
-def _sigmoid_fast(x: float) -> float:
-    """Logistic function from arithmetic only (vectorises; abs. error below 1e-5).
+_CLAMP = np.float32(16.0)
+_SCALE = np.float32(1.0 / 32.0)
+_ONE = np.float32(1.0)
+_C2 = np.float32(1.0 / 2.0)
+_C3 = np.float32(1.0 / 6.0)
+_C4 = np.float32(1.0 / 24.0)
+_C5 = np.float32(1.0 / 120.0)
+_C6 = np.float32(1.0 / 720.0)
+
+
+@jit_fast
+def _sigmoid_fast(x: np.float32) -> np.float32:
+    """Logistic function from float32 arithmetic only (vectorises; abs. error below 1e-5).
 
     ``exp(-x)`` is ``exp(-x / 32) ** 32``: a degree-6 Taylor polynomial, then five squarings;
     ``x`` is clamped to [-16, 16], where the logistic is within 1.2e-7 of 0 or 1."""
-    t = -x
-    t = min(max(t, -16.0), 16.0) * (1.0 / 32.0)
-    e = 1.0 + t * (1.0 + t * (0.5 + t * (1.0 / 6.0 + t * (1.0 / 24.0 + t * (
-        1.0 / 120.0 + t * (1.0 / 720.0))))))
+    t = min(max(-x, -_CLAMP), _CLAMP) * _SCALE
+    e = _ONE + t * (_ONE + t * (_C2 + t * (_C3 + t * (_C4 + t * (_C5 + t * _C6)))))
     e = e * e
     e = e * e
     e = e * e
     e = e * e
     e = e * e
-    return 1.0 / (1.0 + e)
+    return _ONE / (_ONE + e)
 
 
 LANES = 8
 
 
-@jit
+@jit_fast
 def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
                   class_net: npt.NDArray[np.int64], w1m: F32, b1: F32, w2t: F32, b2: F32,
                   activation: int, out: F32) -> None:
@@ -203,7 +211,6 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     me = np.empty(26, dtype=np.int64)
     opp = np.empty(26, dtype=np.int64)
     scratch = np.empty(SCRATCH, dtype=np.int8)
-    acc = np.empty(LANES, dtype=np.float32)
     rows = np.empty(MAX_ACTIVE, dtype=np.int64)
     coef = np.empty(MAX_ACTIVE, dtype=np.float32)
     for i in range(boards.shape[0]):
@@ -236,12 +243,8 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
                 h[u] = max(h[u], 0.0)
         for o in range(5):
             wrow = w2t[k, o]
-            acc[:] = 0.0
-            for u0 in range(0, hidden, LANES):
-                for lane in range(LANES):
-                    acc[lane] += h[u0 + lane] * wrow[u0 + lane]
             z = b2[k, o]
-            for lane in range(LANES):
-                z += acc[lane]
+            for u in range(hidden):
+                z += h[u] * wrow[u]
             out[i, o] = 1.0 / (1.0 + np.exp(-z))
         _tidy(b, cls, int(me[25]), int(opp[25]), out[i])

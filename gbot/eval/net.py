@@ -103,9 +103,15 @@ class Networks:
         (one ``int8[26]`` board gives ``[1, 5]``)."""
         arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
         out = np.empty((arr.shape[0], 5), dtype=np.float32)
-        _fw.forward_batch(arr, self._esc, self._class_net, self._w1m, self._b1,
-                          self._w2t, self._b2, self._act, out)
+        _fw.forward_batch(arr, *self.kernel_args(), out)
         return out
+
+    def kernel_args(self) -> tuple[Any, ...]:
+        """The arguments of :func:`gbot.core.forward.forward_batch` after ``boards`` and before
+        ``out``: ``(esc, class_net, w1m, b1, w2t, b2, activation)`` (for kernels that call the
+        forward pass themselves)."""
+        return (self._esc, self._class_net, self._w1m, self._b1, self._w2t, self._b2,
+                self._act)
 
     def evaluate_dense(self, boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
         """The raw network outputs through explicit inputs (slow; a reference for tests): no
