@@ -191,3 +191,78 @@ def test_close_to_gnubg_zero_ply(nets: Networks, heldout: tuple) -> None:
                        for b in sel])
     ours = nets.evaluate(sel).astype(np.float64)
     assert np.abs((ours - theirs) @ EQ).mean() < 0.05
+
+
+# -- training pipeline (small, fast runs) ---------------------------------------------------
+
+def test_td_kernel_deterministic_and_learning() -> None:
+    from gbot.core.encode import escape_table
+    from gbot.core.td import td_games
+    from gbot.train.td import init_weights
+
+    runs = []
+    for _ in range(2):
+        w = init_weights(16, seed=5)
+        w0 = {k: v.copy() for k, v in w.items()}
+        stats = np.zeros(3)
+        td_games(3, 99, w["w1"], w["b1"], w["w2"], w["b2"], 0.1, 0.7, 0.0, escape_table(),
+                 stats)
+        assert stats[0] == 3 and stats[1] > 3 * 20 and np.isfinite(stats[2])
+        assert not np.array_equal(w["w1"], w0["w1"])
+        runs.append(w)
+    for k in ("w1", "b1", "w2", "b2"):
+        assert np.array_equal(runs[0][k], runs[1][k])
+
+
+def test_td_forward_matches_numpy() -> None:
+    from gbot.core.encode import encode
+    from gbot.core.td import _forward
+    from gbot.train.fit import evaluate_arrays
+    from gbot.train.td import init_weights
+
+    w = init_weights(24, seed=2)
+    x = encode(START)[0]
+    h = np.zeros(24)
+    p = np.zeros(5)
+    _forward(x, w["w1"], w["b1"], w["w2"], w["b2"], h, p)
+    ref = evaluate_arrays({k: v.astype(np.float32) for k, v in w.items()}, "sigmoid", x[None])
+    assert np.allclose(p, ref[0], atol=1e-5)
+
+
+def test_td_stage_resumes(tmp_path: Path) -> None:
+    from gbot.train import td as T
+
+    ck = tmp_path / "td.npz"
+    T.run(ck, 2, hidden=8, block=1, log=lambda m: None)
+    nets = T.run(ck, 3, hidden=8, block=1, log=lambda m: None)
+    assert nets.meta["td"]["games"] == 3
+    with pytest.raises(ValueError, match="settings"):
+        T.run(ck, 4, hidden=16, log=lambda m: None)
+
+
+def test_selfplay_labels_every_candidate(tmp_path: Path) -> None:
+    pytest.importorskip("gnubg_nn")
+    from gbot.train import selfplay as S
+
+    S.run(tmp_path, games=2, seed=1, chunk_games=1, log=lambda m: None)
+    boards, probs = S.load(tmp_path)
+    played, _ = S.load(tmp_path, played_only=True)
+    assert boards.shape[0] > 10 * played.shape[0] // 2 and played.shape[0] > 20
+    assert ((probs >= 0) & (probs <= 1)).all() and (probs[:, 1] <= probs[:, 0] + 1e-6).all()
+    assert (C.classify_many(boards) != C.OVER).all()
+
+
+def test_supervised_fit_reduces_error(heldout: tuple) -> None:
+    pytest.importorskip("torch")
+    from gbot.train.fit import FitConfig, evaluate_arrays, fit, metrics
+
+    boards, probs = heldout
+    sel = C.classify_many(boards) == C.CONTACT
+    b, p = boards[sel][:600], probs[sel][:600].astype(np.float32)
+    from gbot.core.encode import encode
+
+    cfg = FitConfig(hidden=16, epochs=1, batch=32)
+    before = metrics(evaluate_arrays(fit(b, p, FitConfig(hidden=16, epochs=0), log=lambda m: None),
+                                     "sigmoid", encode(b)), p)
+    after = metrics(evaluate_arrays(fit(b, p, cfg, log=lambda m: None), "sigmoid", encode(b)), p)
+    assert after["mse"] < before["mse"]
