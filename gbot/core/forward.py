@@ -26,7 +26,6 @@ from gbot.core.encode import (
     SCRATCH,
     SLOTS,
     features,
-    side_counts,
 )
 
 F32 = npt.NDArray[np.float32]
@@ -64,33 +63,52 @@ MAX_ACTIVE = 2 * 2 * SLOTS + 2 + 2 * N_FEATURES + 4
 
 
 @jit
-def _active_rows(me: npt.NDArray[np.int64], opp: npt.NDArray[np.int64], f: F32,
-                 rows: npt.NDArray[np.int64], coef: F32) -> int:
-    """The rows of :func:`build_matrix` a board switches on and their coefficients, padded
-    with zero coefficients to a multiple of 4; returns the padded count."""
+def _slot_rows(s: int, j: int, c: int, rows: npt.NDArray[np.int64], coef: F32, n: int) -> int:
+    r = 4 * (SLOTS * s + j)
+    rows[n] = r + min(c, 3) - 1
+    coef[n] = 1.0
+    n += 1
+    if c > 3:
+        rows[n] = r + 3
+        coef[n] = (c - 3) / 2.0
+        n += 1
+    return n
+
+
+@jit
+def _active_rows(b: Board, f: F32, rows: npt.NDArray[np.int64], coef: F32,
+                 off: npt.NDArray[np.int64]) -> int:
+    """The rows of :func:`build_matrix` board ``b`` switches on and their coefficients
+    (every feature row included), padded with zero coefficients to a multiple of 4; returns
+    the padded count. ``off`` receives the borne-off counts (me, opponent)."""
     n = 0
+    n_me = 0
+    n_op = 0
+    for p in range(1, 25):
+        v = int(b[p])
+        if v > 0:
+            n = _slot_rows(0, p - 1, v, rows, coef, n)
+            n_me += v
+        elif v < 0:
+            n = _slot_rows(1, 24 - p, -v, rows, coef, n)
+            n_op -= v
+    if b[25] > 0:
+        n = _slot_rows(0, SLOTS - 1, int(b[25]), rows, coef, n)
+        n_me += int(b[25])
+    if b[0] < 0:
+        n = _slot_rows(1, SLOTS - 1, -int(b[0]), rows, coef, n)
+        n_op -= int(b[0])
+    off[0] = 15 - n_me
+    off[1] = 15 - n_op
     for s in range(2):
-        cnt = me if s == 0 else opp
-        for j in range(SLOTS):
-            c = cnt[j]
-            if c > 0:
-                r = 4 * (SLOTS * s + j)
-                rows[n] = r + min(c, 3) - 1
-                coef[n] = 1.0
-                n += 1
-                if c > 3:
-                    rows[n] = r + 3
-                    coef[n] = (c - 3) / 2.0
-                    n += 1
-        if cnt[SLOTS] > 0:
+        if off[s] > 0:
             rows[n] = OFF_ROW + s
-            coef[n] = cnt[SLOTS] / 15.0
+            coef[n] = off[s] / 15.0
             n += 1
     for q in range(2 * N_FEATURES):
-        if f[q] != 0.0:
-            rows[n] = FEATURE_ROW + q
-            coef[n] = f[q]
-            n += 1
+        rows[n] = FEATURE_ROW + q
+        coef[n] = f[q]
+        n += 1
     while n % 4:
         rows[n] = 0
         coef[n] = 0.0
@@ -208,8 +226,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     nf = 2 * N_FEATURES
     h = np.empty(hidden, dtype=np.float32)
     f = np.empty(nf, dtype=np.float32)
-    me = np.empty(26, dtype=np.int64)
-    opp = np.empty(26, dtype=np.int64)
+    off = np.empty(2, dtype=np.int64)
     scratch = np.empty(SCRATCH, dtype=np.int8)
     rows = np.empty(MAX_ACTIVE, dtype=np.int64)
     coef = np.empty(MAX_ACTIVE, dtype=np.float32)
@@ -220,9 +237,8 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             _exact_over(b, out[i])
             continue
         k = class_net[cls]
-        side_counts(b, me, opp)
         features(b, esc, f, 0, scratch)
-        n = _active_rows(me, opp, f, rows, coef)
+        n = _active_rows(b, f, rows, coef, off)
         h[:] = b1[k]
         for g in range(0, n, 4):
             c0 = coef[g]
@@ -247,4 +263,4 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             for u in range(hidden):
                 z += h[u] * wrow[u]
             out[i, o] = 1.0 / (1.0 + np.exp(-z))
-        _tidy(b, cls, int(me[25]), int(opp[25]), out[i])
+        _tidy(b, cls, int(off[0]), int(off[1]), out[i])
