@@ -38,6 +38,8 @@ WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "weights"
 ACTIVATIONS = {"sigmoid": _fw.ACT_SIGMOID, "relu": _fw.ACT_RELU}
 
 Params = Mapping[str, npt.NDArray[np.float32]]
+F32 = npt.NDArray[np.float32]
+KernelArgs = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], F32, F32, F32, F32, int]
 
 _default: Networks | None = None
 _default_lock = threading.Lock()
@@ -106,7 +108,7 @@ class Networks:
         _fw.forward_batch(arr, *self.kernel_args(), out)
         return out
 
-    def kernel_args(self) -> tuple[Any, ...]:
+    def kernel_args(self) -> KernelArgs:
         """The arguments of :func:`gbot.core.forward.forward_batch` after ``boards`` and before
         ``out``: ``(esc, class_net, w1m, b1, w2t, b2, activation)`` (for kernels that call the
         forward pass themselves)."""
