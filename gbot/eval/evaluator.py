@@ -33,6 +33,7 @@ the networks are loaded once under a lock (their ``evaluate`` must be thread-saf
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -42,12 +43,21 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import bestplay as _bp
 from gbot.core import dedup as _dd
 from gbot.core import expand as _ex
 from gbot.core import movegen as _mg
 from gbot.core.board import Board
 from gbot.errors import EvaluatorError
 from gbot.position import Dice, Play, Position, _check_dice
+
+_log = logging.getLogger("gbot.eval")
+
+_F32 = npt.NDArray[np.float32]
+_I64 = npt.NDArray[np.int64]
+_KernelArgs = tuple[_I64, _I64, _F32, _F32, _F32, _F32, int, _F32, _F32, _F32, _I64]
+"""What the kernels of :mod:`gbot.core.bestplay` take after their scratch arrays: the
+networks' forward-pass arrays, then the bear-off tables' (empty until needed)."""
 
 Probabilities = tuple[float, float, float, float, float]
 """``(win, win_g, win_bg, lose_g, lose_bg)`` of the side to move."""
@@ -114,6 +124,11 @@ class _Scratch:
         self.probs = np.empty((cap, 5), dtype=np.float64)
         self.kinds = np.empty(cap, dtype=np.int8)
         self.counts = np.empty(2, dtype=np.int64)
+        self.mover = np.empty((cap, 5), dtype=np.float64)
+        self.eqs = np.empty(cap, dtype=np.float64)
+        self.rows = np.empty((cap, 26), dtype=np.int8)
+        self.values = np.empty((cap, 5), dtype=np.float32)
+        self.res = np.empty(2, dtype=np.int64)
 
 
 def _dice(dice: Sequence[int]) -> Dice:
@@ -146,6 +161,44 @@ def _distinct(evaluate: Callable[[Board], npt.ArrayLike], boards: Board,
     m = _dd.unique_rows(boards, kinds, kind, rows, inverse)
     values = np.ascontiguousarray(evaluate(rows[:m]))
     _dd.scatter_rows(values, inverse, probs)
+
+
+_CHECK_IDS = ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwFoDA",
+              "BwAAsN12AgAAAA", "u/YqAAClXkMjAA", "NwAAwB0AAAAAAA", "1X0DAIDtGQAAAA")
+"""Positions of every class on which the one-call kernels must reproduce the networks."""
+
+
+def _kernel_args(nets: BoardEvaluator) -> _KernelArgs | None:
+    """:meth:`Evaluator._fast`'s arrays for ``nets``, or None when the kernels cannot stand in
+    for ``nets.evaluate`` (other networks, or a forward pass that no longer matches)."""
+    try:
+        from gbot.eval.net import Networks
+    except ImportError:
+        return None
+    if type(nets) is not Networks:
+        return None
+    from gbot.core import bearoff as _bk
+    from gbot.core import bestplay as _bp
+    from gbot.ids import decode
+
+    try:
+        empty = np.empty((0, 0), dtype=np.float32)
+        args: _KernelArgs = (*nets.kernel_args(), empty, empty, empty, _bk.BINOM)
+        boards = np.array([decode(pid) for pid in _CHECK_IDS], dtype=np.int8)
+        boards = np.concatenate([boards, -boards[:, ::-1]])
+        n = boards.shape[0]
+        got = np.empty((n, 5), dtype=np.float64)
+        code = _bp.static_values(boards, False, got, np.empty(n, dtype=np.int8),
+                                 np.empty(2, dtype=np.int64), np.empty_like(boards),
+                                 np.empty((n, 5), dtype=np.float32), *args)
+        same = code == 0 and np.array_equal(got, nets.evaluate(boards).astype(np.float64))
+    except Exception as exc:  # a changed forward pass: keep to the general path
+        _log.warning("one-call search kernels unavailable (%s: %s)", type(exc).__name__, exc)
+        return None
+    if not same:
+        _log.warning("one-call search kernels disagree with the networks; not used")
+        return None
+    return args
 
 
 def _as_tuple(p: npt.NDArray[np.float64]) -> Probabilities:
@@ -197,6 +250,7 @@ class Evaluator:
         self.prune_keep = prune_keep
         self._lock = threading.Lock()
         self._local = threading.local()
+        self._kernel_args: _KernelArgs | None | bool = None   # None: not yet known
 
     def __repr__(self) -> str:
         src = repr(os.fspath(self._path)) if self._path is not None else ""
@@ -232,6 +286,31 @@ class Evaluator:
             s = _Scratch()
             self._local.scratch = s
         return s
+
+    def _fast(self) -> _KernelArgs | None:
+        """The arrays the one-call kernels of :mod:`gbot.core.bestplay` need: the networks'
+        (when they are :class:`gbot.eval.net.Networks`, whose ``evaluate`` is exactly that
+        forward pass) and the bear-off tables' (empty until a bear-off needs them). None
+        when the general path must be used."""
+        args = self._kernel_args
+        if args is None:
+            nets = self.networks
+            with self._lock:
+                if self._kernel_args is None:
+                    self._kernel_args = _kernel_args(nets) or False
+                args = self._kernel_args
+        return None if isinstance(args, bool) else args
+
+    def _load_tables(self) -> _KernelArgs:
+        """:meth:`_fast`'s arrays with the bear-off tables in."""
+        from gbot.eval.bearoff import tables
+
+        t = tables()
+        args = self._fast()
+        assert args is not None
+        new: _KernelArgs = (*args[:7], t.rolls, t.gammon, t.two_sided, args[10])
+        self._kernel_args = new
+        return new
 
     def warm(self) -> None:
         """Load the networks and compile (or load from cache) every kernel the search uses."""
@@ -278,6 +357,17 @@ class Evaluator:
         probs = np.empty((n, 5), dtype=np.float64)
         kinds = np.empty(n, dtype=np.int8)
         counts = np.empty(2, dtype=np.int64)
+        fast = self._fast()
+        if fast is not None:
+            s = self._scratch()
+            rows, values = (s.rows, s.values) if n <= s.rows.shape[0] else (
+                np.empty((n, 26), dtype=np.int8), np.empty((n, 5), dtype=np.float32))
+            code = _bp.static_values(boards, self.exact_bearoff, probs, kinds, counts, rows,
+                                     values, *fast)
+            if code == _bp.NEED_TABLES:
+                code = _bp.static_values(boards, self.exact_bearoff, probs, kinds, counts,
+                                         rows, values, *self._load_tables())
+            return probs
         _ex.static_kinds(boards, self.exact_bearoff, probs, kinds, counts)
         self._fill(boards, probs, kinds, counts)
         return probs
@@ -421,6 +511,26 @@ class Evaluator:
         order = np.lexsort((-eqs, -plies))
         return n, order, probs, eqs, plies, s
 
+    def _best_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> Play | None:
+        """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
+        s = self._scratch()
+        ws = s.ws
+        board = np.array(pos.board, dtype=np.int8)
+        for _ in range(2):
+            code = _bp.best_static(board, d[0], d[1], self.caucasian, self.exact_bearoff,
+                                   s.children, s.results, s.steps, s.probs, s.kinds, s.counts,
+                                   s.mover, s.eqs, s.rows, s.values, ws.out, ws.steps,
+                                   ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+                                   _mg.HASH_KEYS, *fast, s.res)
+            if code != _bp.NEED_TABLES:
+                break
+            fast = self._load_tables()
+        if code == _bp.TOO_MANY:
+            raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {d!r}")
+        if s.res[0] == 0:
+            return None
+        return self._play(pos, d, s, int(s.res[1]))
+
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
         st = s.steps[i].tolist()
         seq = tuple((st[k], st[k + 1]) for k in range(0, 2 * _mg.MAX_STEPS, 2) if st[k])
@@ -444,6 +554,10 @@ class Evaluator:
         """The play this evaluator makes with ``dice`` at ``ply`` (None when none is legal)."""
         d = _dice(dice)
         ply = self._check_ply(ply)
+        if ply == 0:
+            fast = self._fast()
+            if fast is not None:
+                return self._best_static(pos, d, fast)
         count, order, _, _, _, s = self._rank(pos, d, ply, full=False)
         if count == 0:
             return None
