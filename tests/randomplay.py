@@ -26,3 +26,17 @@ def random_positions(n: int, seed: int) -> Iterator[tuple[np.ndarray, int, int]]
             b = START.copy()
             continue
         b = flip_py(b)
+
+
+def random_race_positions(n: int, seed: int) -> Iterator[tuple[np.ndarray, int, int]]:
+    """``n`` (board, d1, d2) triples of races and bear-offs: my checkers on points 1..9 (so some
+    are not yet home), the opponent's on my points 16..24, any number of each borne off."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        b = np.zeros(26, dtype=np.int8)
+        for _k in range(int(rng.integers(1, 16))):
+            b[int(rng.integers(1, 10))] += 1
+        for _k in range(int(rng.integers(1, 16))):
+            b[int(rng.integers(16, 25))] -= 1
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        yield b, d1, d2

@@ -15,7 +15,7 @@ from gbot.core.board import START, checkers, flip, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch
 from tests.conftest import read_jsonl, shared_path
 from tests.oracle.naive_movegen import legal_results
-from tests.randomplay import random_positions
+from tests.randomplay import random_positions, random_race_positions
 
 SLOW = os.environ.get("GBOT_SLOW") == "1"
 
@@ -84,6 +84,23 @@ def test_gnubg_nn_cross_check_random_play() -> None:
         if got != _gnubg_nn_results(gnubg_nn, board, d1, d2):
             bad.append((ids.encode(board), d1, d2))
     assert bad == []
+
+
+def test_races_and_bear_offs_against_oracles() -> None:
+    """Races with checkers still coming home: the naive oracle, and gnubg-nn when installed."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        gnubg_nn = None
+    n = 50_000 if SLOW else 5_000
+    for board, d1, d2 in random_race_positions(n, seed=4):
+        fast = {r.tobytes() for r in legal_boards(board, d1, d2)}
+        slow = {np.array(r, dtype=np.int8).tobytes()
+                for r in legal_results([int(x) for x in board], d1, d2)}
+        assert fast == slow, (ids.encode(board), d1, d2)
+        if gnubg_nn is not None:
+            got = {ids.encode(r) for r in legal_boards(board, d1, d2)}
+            assert got == _gnubg_nn_results(gnubg_nn, board, d1, d2), (ids.encode(board), d1, d2)
 
 
 # --- hand-checked rules ------------------------------------------------------------------

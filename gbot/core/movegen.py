@@ -312,7 +312,7 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
             while s2 > low2:
                 s2 -= 1
                 if narrow and s2 > c and s2 != d1:
-                    s2 = d1 + 1 if s2 > d1 else c + 1
+                    s2 = d1 + 1 if c < d1 < s2 else c + 1  # next candidate below
                     continue
                 if b[s2] <= 0:
                     continue
