@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import facts as _facts
 from gbot.core.board import Board
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Play, Position
@@ -91,10 +92,24 @@ class Engine:
         return other
 
     # --- checker play ---------------------------------------------------------------------
-    def choose_play(self, pos: Position, dice: Sequence[int]) -> Play | None:
-        """The best legal play of ``dice`` in ``pos`` (I am on roll), or None when none exists."""
+    def choose_play(self, pos: Position, dice: Sequence[int],
+                    state: MatchState | None = None) -> Play | None:
+        """The best legal play of ``dice`` in ``pos`` (I am on roll), or None when none exists.
+
+        With ``state`` (the match state, me to act) plays are ranked as gnubg ranks them: by
+        what the opponent, on roll next, can expect with its best cube action (cubeful money
+        equity, or match-winning chance in a match), so the cube, Jacoby, the end mode and
+        the score count. Without it, or where none of these can matter (money, cube off,
+        gammons and backgammons counted), by cubeless money equity.
+        """
         d = (int(dice[0]), int(dice[1]))
         ev = self.evaluator
+        if (state is not None and ev is not None and self._cube is not None
+                and hasattr(ev, "hint")
+                and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
+            st = self._mine(state)
+            if _cube_matters(st):
+                return self._cubeful_play(pos, d, st)
         if (ev is not None and hasattr(ev, "best_play")
                 and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
             return ev.best_play(pos, d, self.ply)   # type: ignore[no-any-return]
@@ -116,6 +131,36 @@ class Engine:
                     if st[2 * k])
         return Play(pos, d, seq, Position(results[best]))
 
+    def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
+        """The play after which the opponent (on roll, with the cube as in ``st``) does worst."""
+        cube = self._cube
+        assert cube is not None and self.evaluator is not None
+        hints = self.evaluator.hint(pos, d, self.ply, n=None)
+        if len(hints) <= 1:
+            return hints[0].play if hints else None
+        deepest = max(h.ply for h in hints)
+        hints = [h for h in hints if h.ply == deepest]
+        if len(hints) == 1:
+            return hints[0].play   # type: ignore[no-any-return]
+        from gbot.cube.cubeful import Owner
+
+        mine = cube.context_from_state(st)
+        flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
+        theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
+        contexts: dict[float, Any] = {}
+        best, best_value = hints[0].play, -math.inf
+        for h in hints:
+            after = h.play.position.swapped()
+            life = cube.board_cube_life(after)
+            ctx = contexts.get(life)
+            if ctx is None:
+                ctx = contexts[life] = replace(theirs, cube_life=life)
+            w, wg, wbg, lg, lbg = h.probabilities
+            value = -_proper_value(cube.decide((1.0 - w, lg, lbg, wg, wbg), ctx))
+            if value > best_value + 1e-12:
+                best, best_value = h.play, value
+        return best   # type: ignore[no-any-return]
+
     # --- evaluation -------------------------------------------------------------------------
     def probabilities(self, pos: Position, ply: int | None = None) -> Probabilities:
         """Cubeless probabilities of ``pos`` for the side on roll (the last one is remembered,
@@ -126,7 +171,7 @@ class Engine:
         if memo is not None and memo[0] == key and memo[1] == ply:
             return memo[2]
         b = pos.board
-        mine, theirs = _checkers_left(b)
+        mine, theirs = _facts.checkers_left(b)
         if theirs == 0:
             p: Probabilities = (0.0, 0.0, 0.0, 0.0, 0.0)
         elif mine == 0:
@@ -208,7 +253,7 @@ class Engine:
         Callers skip :meth:`resign_offer` when this is False; override both together."""
         if self.evaluator is None or self._cube is None:
             return False
-        return not _contact(pos.board)
+        return not _facts.contact(pos.board)
 
     def resign_offer(self, pos: Position, state: MatchState) -> int:
         """0 to play on, else the result I give up: 1 single, 2 gammon, 3 backgammon.
@@ -267,7 +312,7 @@ class Engine:
 
     def _state(self, state: MatchState) -> MatchState:
         """``state`` under this engine's rules (board lines carry none)."""
-        if state.rules == self.rules:
+        if state.rules is self.rules or state.rules == self.rules:
             return state
         return replace(state, rules=self.rules)
 
@@ -308,26 +353,31 @@ def _cube_module() -> Any | None:
     return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
 
 
-def _contact(b: Board) -> bool:
-    """Whether some checker still has to pass an opponent checker."""
-    v = b.tolist()
-    if v[25] > 0 or v[0] < 0:
+def _cube_matters(st: MatchState) -> bool:
+    """Whether cubeless money equity could rank plays wrongly in ``st``."""
+    r = st.rules
+    if st.match_length > 0 or r.end_mode != "backgammons":
         return True
-    lowest_opp = next((i for i in range(1, 25) if v[i] < 0), 25)
-    return any(v[i] > 0 for i in range(lowest_opp + 1, 25))
+    if r.jacoby and st.cube_owner == CENTRE:
+        return True
+    return r.cube_enabled and st.cube_value * 2 <= r.max_cube
+
+
+def _proper_value(d: Any) -> float:
+    """What the side on roll gets with its right cube action in decision ``d``: money equity
+    per unit of the current cube, or in a match the match-winning chance."""
+    if d.mwc is None:
+        return float(d.equity)
+    nd, dt, dp = d.mwc
+    if not d.doubles:
+        return float(nd)
+    return float(dp if d.response == "pass" else dt)
 
 
 def _equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     p = np.asarray(probs, dtype=np.float64)
     out: npt.NDArray[np.float64] = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
     return out
-
-
-def _checkers_left(b: Board) -> tuple[int, int]:
-    arr = b.astype(np.int64)
-    mine = int(arr[1:25][arr[1:25] > 0].sum() + arr[25])
-    theirs = int(-arr[1:25][arr[1:25] < 0].sum() - arr[0])
-    return mine, theirs
 
 
 def _race_probabilities(b: Board) -> Probabilities:

@@ -61,6 +61,14 @@ class Position:
         obj._board = arr
         return obj
 
+    @classmethod
+    def _owned(cls, board: Board) -> Position:
+        """:meth:`_trusted` for a fresh ``int8[26]`` array nobody else holds (no copy)."""
+        obj = cls.__new__(cls)
+        board.setflags(write=False)
+        obj._board = board
+        return obj
+
     # --- conversions -------------------------------------------------------------------
     @classmethod
     def initial(cls) -> Position:

@@ -1,7 +1,7 @@
 """0-ply best play in one kernel call: generate the plays, value every result, pick the best.
 
 :func:`best_static` does what the evaluator's general search does at 0-ply, in one call
-instead of several: the results of one roll (:func:`gbot.core.expand.expand_roll`), ended
+instead of several: the results of one roll (as :func:`gbot.core.expand.expand_roll`), ended
 games exactly, bear-offs from the exact tables, the rest through the networks' forward pass
 (:func:`gbot.core.forward.forward_batch`), then the mover's best by cubeless equity
 (:func:`gbot.core.expand.score_plays`). Each result is valued on its own, as in the general
@@ -15,8 +15,16 @@ import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.bearoff import race_probabilities
-from gbot.core.expand import BEAROFF, NET, expand_roll, score_plays, static_kinds
+from gbot.core.expand import (
+    BEAROFF,
+    NET,
+    classify_child,
+    flip_into,
+    score_plays,
+    static_kinds,
+)
 from gbot.core.forward import forward_batch
+from gbot.core.movegen import generate
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -57,6 +65,12 @@ def static_fill(children: I8, n: int, kinds: I8, counts: I64, probs: F64, rows: 
     bear-offs from the tables (``dist``, ``gdist``, ``two``, ``binom``), the rest through
     the networks. Returns 0, or :data:`NEED_TABLES` (nothing written) when a bear-off needs
     the tables and ``two`` is empty."""
+    if counts[0] + counts[1] == 0:        # the usual case: every child goes to the networks
+        forward_batch(children[:n], esc, class_net, w1m, b1, w2t, b2, activation, values[:n])
+        for i in range(n):
+            for c in range(5):
+                probs[i, c] = values[i, c]
+        return 0
     if counts[1] > 0:
         if two.shape[0] == 0:
             return NEED_TABLES
@@ -72,26 +86,32 @@ def static_fill(children: I8, n: int, kinds: I8, counts: I64, probs: F64, rows: 
 
 @jit
 def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool,
-                children: I8, results: I8, steps: I8, probs: F64, kinds: I8, counts: I64,
-                mover: F64, eqs: F64, rows: I8, values: F32, w_out: I8, w_steps: I8,
+                children: I8, probs: F64, kinds: I8, counts: I64, mover: F64, eqs: F64,
+                rows: I8, values: F32, w_out: I8, w_steps: I8,
                 table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
                 keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                 activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
                 res: I64) -> int:
     """The 0-ply best play of ``board`` (side on roll) with ``d1``-``d2``.
 
-    ``res[0]`` gets the number of plays (0: none legal), ``res[1]`` the index of the best
-    in ``results``/``steps`` (first on ties); ``probs``/``mover``/``eqs`` hold the
-    children's and the mover's figures when there were two plays or more. Returns 0,
+    The plays are left in the move generator's ``w_out`` (results, mover still to move) and
+    ``w_steps``; ``res[0]`` gets their number (0: none legal), ``res[1]`` the index of the
+    best (first on ties); ``children``/``probs``/``mover``/``eqs`` hold the flipped results
+    and the children's and the mover's figures when there were two plays or more. Returns 0,
     :data:`TOO_MANY` or :data:`NEED_TABLES` (call again with the tables)."""
-    n = expand_roll(board, d1, d2, caucasian, bearoff, children, results, steps, probs, kinds,
-                    counts, w_out, w_steps, table, hashes, state, path, marks, keys)
-    if n < 0 or state[2] != 0:
+    n = generate(board, d1, d2, caucasian, w_out, w_steps, table, hashes, state, path, marks,
+                 keys)
+    if state[2] != 0 or n > children.shape[0]:
         return TOO_MANY
     res[0] = n
     res[1] = 0
     if n <= 1:
         return 0
+    counts[0] = 0
+    counts[1] = 0
+    for i in range(n):
+        flip_into(w_out[i], children[i])
+        classify_child(children[i], bearoff, probs, kinds, i, counts)
     code = static_fill(children, n, kinds, counts, probs, rows, values, esc, class_net, w1m,
                        b1, w2t, b2, activation, dist, gdist, two, binom)
     if code != 0:

@@ -33,7 +33,8 @@ ROLL_WEIGHTS.setflags(write=False)
 
 
 @jit
-def _flip_into(src: Board, dst: Board) -> None:
+def flip_into(src: Board, dst: Board) -> None:
+    """``dst`` = ``src`` seen by the other side."""
     for i in range(26):
         dst[i] = -src[25 - i]
 
@@ -146,8 +147,10 @@ def invert_into(p: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> Non
 
 
 @jit
-def _classify_child(child: Board, bearoff: bool, probs: Probs, kinds: npt.NDArray[np.int8],
+def classify_child(child: Board, bearoff: bool, probs: Probs, kinds: npt.NDArray[np.int8],
                     i: int, counts: npt.NDArray[np.int64]) -> None:
+    """Sort child ``i`` as :func:`static_kinds` does (exact result of an ended game into
+    ``probs[i]``, ``counts`` updated)."""
     if over_probabilities(child, probs[i]):
         kinds[i] = OVER
         counts[0] += 1
@@ -180,10 +183,10 @@ def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, bearoff: bool,
     for i in range(n):
         for j in range(26):
             results[i, j] = w_out[i, j]
-        _flip_into(w_out[i], children[i])
+        flip_into(w_out[i], children[i])
         for j in range(w_steps.shape[1]):
             steps[i, j] = w_steps[i, j]
-        _classify_child(children[i], bearoff, probs, kinds, i, counts)
+        classify_child(children[i], bearoff, probs, kinds, i, counts)
     return n
 
 
@@ -213,15 +216,15 @@ def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], cau
             if n == 0:
                 if total + 1 > cap:
                     return -1
-                _flip_into(boards[i], children[total])
-                _classify_child(children[total], bearoff, probs, kinds, total, counts)
+                flip_into(boards[i], children[total])
+                classify_child(children[total], bearoff, probs, kinds, total, counts)
                 total += 1
             else:
                 if total + n > cap:
                     return -1
                 for j in range(n):
-                    _flip_into(w_out[j], children[total + j])
-                    _classify_child(children[total + j], bearoff, probs, kinds, total + j,
+                    flip_into(w_out[j], children[total + j])
+                    classify_child(children[total + j], bearoff, probs, kinds, total + j,
                                     counts)
                 total += n
             offsets[N_ROLLS * i + r + 1] = total

@@ -37,6 +37,7 @@ until the cube is turned), and the end modes ``"single"`` (every game counts 1),
 from __future__ import annotations
 
 import enum
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,13 +167,14 @@ class CubefulEquities:
 
 
 # -- piecewise-linear helpers -----------------------------------------------------------------
-# A function of p on [0, 1] is a pair (xs, ys) of float arrays, xs increasing from 0 to 1.
+# A function of p on [0, 1] is a pair (xs, ys) of lists of floats, xs increasing from 0 to 1.
+# Plain lists: the functions have a handful of vertices, where numpy's per-call cost dominates.
 
-PL = tuple[Array, Array]
+PL = tuple[list[float], list[float]]
 
 
 def _line(y0: float, y1: float) -> PL:
-    return np.array([0.0, 1.0]), np.array([y0, y1])
+    return [0.0, 1.0], [float(y0), float(y1)]
 
 
 def _clip(f: PL, c: float, upper: bool) -> PL:
@@ -186,18 +188,18 @@ def _clip(f: PL, c: float, upper: bool) -> PL:
             if y0 * y1 < 0:
                 t = y0 / (y0 - y1)
                 out_x.append(float(xs[i - 1] + t * (xs[i] - xs[i - 1])))
-                out_y.append(c)
-        out_x.append(float(xs[i]))
-        out_y.append(min(float(ys[i]), c) if upper else max(float(ys[i]), c))
-    return np.array(out_x), np.array(out_y)
+                out_y.append(float(c))
+        out_x.append(xs[i])
+        out_y.append(float(min(ys[i], c) if upper else max(ys[i], c)))
+    return out_x, out_y
 
 
-def _hull(xs: Array, ys: Array, upper: bool) -> PL:
+def _hull(xs: list[float], ys: list[float], upper: bool) -> PL:
     """Upper (concave) or lower (convex) hull of points sorted by x, as a function."""
     hx: list[float] = []
     hy: list[float] = []
     sign = 1.0 if upper else -1.0
-    for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+    for x, y in zip(xs, ys, strict=True):
         if hx and x - hx[-1] < 1e-15:
             # Same abscissa: keep the better point.
             if sign * (y - hy[-1]) > 0:
@@ -214,7 +216,7 @@ def _hull(xs: Array, ys: Array, upper: bool) -> PL:
                 break
         hx.append(x)
         hy.append(y)
-    return np.array(hx), np.array(hy)
+    return hx, hy
 
 
 def _envelope(obstacle: PL, y0: float, y1: float, upper: bool, lo: float = 0.0,
@@ -224,29 +226,52 @@ def _envelope(obstacle: PL, y0: float, y1: float, upper: bool, lo: float = 0.0,
     The end points are fixed at ``(lo, y0)`` and ``(hi, y1)``.
     """
     xs, ys = obstacle
-    keep = (xs > lo) & (xs < hi)
-    px = np.concatenate(([lo], xs[keep], [hi]))
-    py = np.concatenate(([y0], ys[keep], [y1]))
+    px = [float(lo)]
+    py = [float(y0)]
+    for x, y in zip(xs, ys, strict=True):
+        if lo < x < hi:
+            px.append(x)
+            py.append(y)
+    px.append(float(hi))
+    py.append(float(y1))
     return _hull(px, py, upper)
 
 
 def _at(f: PL, p: float) -> float:
-    return float(np.interp(p, f[0], f[1]))
+    """``f(p)``, interpolated exactly as ``numpy.interp`` does (constant outside the ends)."""
+    xs, ys = f
+    n = len(xs)
+    if n == 1:
+        return float(ys[0])
+    if p != p:
+        return float(p)
+    if p > xs[-1]:
+        return float(ys[-1])
+    if p < xs[0]:
+        return float(ys[0])
+    j = bisect_right(xs, p) - 1
+    if j == n - 1 or xs[j] == p:
+        return float(ys[j])
+    slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
+    v = slope * (p - xs[j]) + ys[j]
+    if v != v:
+        v = slope * (p - xs[j + 1]) + ys[j + 1]
+        if v != v and ys[j] == ys[j + 1]:
+            v = ys[j]
+    return float(v)
 
 
-def _inner_vertices(f: PL) -> Array:
+def _inner_vertices(f: PL) -> list[float]:
     return f[0][1:-1]
 
 
 def _join(left: PL, right: PL, cut_left: float, cut_right: float) -> PL:
     lx, ly = left
     rx, ry = right
-    ml = lx <= cut_left + 1e-15
-    mr = rx >= cut_right - 1e-15
-    xs = np.concatenate((lx[ml], rx[mr]))
-    ys = np.concatenate((ly[ml], ry[mr]))
-    order = np.argsort(xs, kind="stable")
-    return xs[order], ys[order]
+    pts = [(x, y) for x, y in zip(lx, ly, strict=True) if x <= cut_left + 1e-15]
+    pts += [(x, y) for x, y in zip(rx, ry, strict=True) if x >= cut_right - 1e-15]
+    pts.sort(key=lambda q: q[0])      # stable, as numpy's stable argsort
+    return [q[0] for q in pts], [q[1] for q in pts]
 
 
 def _taut_string(g: PL, h: PL, y0: float, y1: float) -> PL:

@@ -291,26 +291,51 @@ class Evaluator:
         """The arrays the one-call kernels of :mod:`gbot.core.bestplay` need: the networks'
         (when they are :class:`gbot.eval.net.Networks`, whose ``evaluate`` is exactly that
         forward pass) and the bear-off tables' (empty until a bear-off needs them). None
-        when the general path must be used."""
+        when the general path must be used: other networks, or kernels that disagree with
+        it on a few positions (a changed forward pass or move generator, a stale cache)."""
         args = self._kernel_args
         if args is None:
-            nets = self.networks
+            found = _kernel_args(self.networks)
+            if found is not None and not self._kernels_agree(found):
+                _log.warning("one-call search kernels disagree with the general search (a "
+                             "stale numba cache in gbot/core/__pycache__?); not used")
+                found = None
             with self._lock:
                 if self._kernel_args is None:
-                    self._kernel_args = _kernel_args(nets) or False
+                    self._kernel_args = found or False
                 args = self._kernel_args
         return None if isinstance(args, bool) else args
 
-    def _load_tables(self) -> _KernelArgs:
-        """:meth:`_fast`'s arrays with the bear-off tables in."""
+    def _with_tables(self, args: _KernelArgs) -> _KernelArgs:
+        """``args`` with the bear-off tables in (kept for later calls once in use)."""
         from gbot.eval.bearoff import tables
 
         t = tables()
-        args = self._fast()
-        assert args is not None
         new: _KernelArgs = (*args[:7], t.rolls, t.gammon, t.two_sided, args[10])
-        self._kernel_args = new
+        if isinstance(self._kernel_args, tuple):
+            self._kernel_args = new
         return new
+
+    def _kernels_agree(self, args: _KernelArgs) -> bool:
+        """Whether :meth:`_best_static` with ``args`` picks what the general search picks,
+        with the same equity, on positions of every class."""
+        s = self._scratch()
+        for pid in _CHECK_IDS:
+            pos = Position.from_id(pid)
+            for d in ((3, 1), (6, 6), (5, 2)):
+                got = self._best_static(pos, d, args)
+                got_eq = float(s.eqs[int(s.res[1])]) if int(s.res[0]) > 1 else None
+                count, order, _, eqs, _, s = self._rank(pos, d, 0, full=True)
+                if count == 0 or got is None:
+                    if count != 0 or got is not None:
+                        return False
+                    continue
+                best = int(order[0])
+                if got.position.board.tobytes() != s.results[best].tobytes():
+                    return False
+                if count > 1 and got_eq != float(eqs[best]):
+                    return False
+        return True
 
     def warm(self) -> None:
         """Load the networks and compile (or load from cache) every kernel the search uses."""
@@ -366,7 +391,7 @@ class Evaluator:
                                      values, *fast)
             if code == _bp.NEED_TABLES:
                 code = _bp.static_values(boards, self.exact_bearoff, probs, kinds, counts,
-                                         rows, values, *self._load_tables())
+                                         rows, values, *self._with_tables(fast))
             return probs
         _ex.static_kinds(boards, self.exact_bearoff, probs, kinds, counts)
         self._fill(boards, probs, kinds, counts)
@@ -515,21 +540,22 @@ class Evaluator:
         """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
         s = self._scratch()
         ws = s.ws
-        board = np.array(pos.board, dtype=np.int8)
         for _ in range(2):
-            code = _bp.best_static(board, d[0], d[1], self.caucasian, self.exact_bearoff,
-                                   s.children, s.results, s.steps, s.probs, s.kinds, s.counts,
-                                   s.mover, s.eqs, s.rows, s.values, ws.out, ws.steps,
-                                   ws.table, ws.hashes, ws.state, ws.path, ws.marks,
-                                   _mg.HASH_KEYS, *fast, s.res)
+            code = _bp.best_static(pos.board, d[0], d[1], self.caucasian, self.exact_bearoff,
+                                   s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs,
+                                   s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
+                                   ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast, s.res)
             if code != _bp.NEED_TABLES:
                 break
-            fast = self._load_tables()
+            fast = self._with_tables(fast)
         if code == _bp.TOO_MANY:
             raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {d!r}")
-        if s.res[0] == 0:
+        n, best = s.res.tolist()
+        if n == 0:
             return None
-        return self._play(pos, d, s, int(s.res[1]))
+        st = ws.steps[best].tolist()
+        seq = tuple((st[k], st[k + 1]) for k in range(0, 2 * _mg.MAX_STEPS, 2) if st[k])
+        return Play(pos, d, seq, Position._trusted(ws.out[best]))
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
         st = s.steps[i].tolist()

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Literal
+from operator import neg
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from gbot.errors import FibsBoardError
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
-    from gbot.match import MatchState
+    from gbot.match import MatchState, Rules
     from gbot.position import Position
 
 Dialect = Literal["gnubg_external", "fibs"]
@@ -43,6 +44,9 @@ _N_INTS = 50
 _NUMBER = re.compile(r"-?[1-9][0-9]{0,5}\Z|0\Z")
 _NUMBERS = re.compile(r"(?:-?[1-9][0-9]{0,5}|0)(?::(?:-?[1-9][0-9]{0,5}|0))*\Z")
 _NAME = re.compile(r"[^\x00-\x1f\x7f:]*\Z")
+_SMALL = {str(v): v for v in (*range(-99, 1000), *(2**k for k in range(10, 16)), FIBS_MONEY)}
+"""Canonical text of the numbers board lines usually hold: a token found here is exactly one
+that :data:`_NUMBER` accepts, so the lookup both checks and converts it."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,14 @@ class FibsBoard:
     forced: int = 0
     redoubles: int = 0
 
+    @classmethod
+    def _checked(cls, **fields: Any) -> FibsBoard:
+        """The board of ``fields`` (every field, as a parser has checked them) without the
+        frozen dataclass's ``__init__``, which costs ten times more; the object is the same."""
+        obj = object.__new__(cls)
+        obj.__dict__.update(fields)
+        return obj
+
     # --- derived views ------------------------------------------------------------------
     @property
     def question(self) -> Question:
@@ -97,7 +109,8 @@ class FibsBoard:
         """My position, as if I were on roll (also for a take question)."""
         from gbot.position import Position
 
-        return Position._trusted(self.board)  # parsing checked the counts and signs
+        # parsing checked the counts and signs; the fresh array becomes the position's own
+        return Position._owned(np.array(self.points, dtype=np.int8))
 
     @property
     def me_seat(self) -> int:
@@ -122,17 +135,23 @@ class FibsBoard:
         player 1, FIBS's O) is player 1. Rules are the defaults; the board is seen by the
         player on roll (the doubler while a double is pending).
         """
-        from gbot.core.board import flip_py
-        from gbot.match import CENTRE, GameState, MatchState
+        return self.match_state()
+
+    def match_state(self, rules: Rules | None = None, crawford: bool | None = None
+                    ) -> MatchState:
+        """:attr:`state` under ``rules`` (default: the defaults), with the Crawford flag
+        overridden when ``crawford`` is given."""
+        from gbot.match import CENTRE, GameState, MatchState, Rules
 
         me = self.me_seat
         opp = 1 - me
         score = (self.score[1], self.score[0]) if me == 1 else self.score
         owner = {"centre": CENTRE, "me": me, "opponent": opp}[self.cube_owner]
         on_roll = opp if self.double_pending else me
-        b = self.board
-        if self.double_pending:
-            b = flip_py(b)
+        pts = self.points
+        # seen by the player on roll: flipped while a double is pending
+        board = (tuple(-int(v) for v in reversed(pts)) if self.double_pending
+                 else tuple(map(int, pts)))
         return MatchState(
             match_length=self.match_length,
             score=(int(score[0]), int(score[1])),
@@ -141,11 +160,12 @@ class FibsBoard:
             player_on_roll=on_roll,
             player_to_act=me,
             dice=self.dice,
-            crawford=self.crawford_game,
+            crawford=self.crawford_game if crawford is None else crawford,
             game_state=GameState.PLAYING,
             double_offered=self.double_pending,
-            board=tuple(int(v) for v in b),
+            board=board,
             crawford_done=self.crawford_game or self.post_crawford,
+            rules=Rules() if rules is None else rules,
         )
 
     def line(self, dialect: Dialect | None = None) -> str:
@@ -174,14 +194,20 @@ def _split(line: str) -> tuple[str, str, list[int]]:
         raise FibsBoardError(
             f"a board line has 2 names and {_N_INTS} numbers, got {len(parts)} fields: {line!r}"
         )
-    for name in parts[:2]:
+    name_a, name_b = parts[0], parts[1]
+    for name in (name_a, name_b):
         if not _NAME.match(name):
             raise FibsBoardError(f"a name holds control characters ({name!r}): {line!r}")
-    if not _NUMBERS.match(s, len("board:") + len(parts[0]) + len(parts[1]) + 2):
-        for i, tok in enumerate(parts[2:]):
+    del parts[:2]
+    try:
+        return name_a, name_b, list(map(_SMALL.__getitem__, parts))
+    except KeyError:
+        pass
+    if not _NUMBERS.match(s, len("board:") + len(name_a) + len(name_b) + 2):
+        for i, tok in enumerate(parts):
             if not _NUMBER.match(tok):
                 raise FibsBoardError(f"field {i + 3} is not a plain integer ({tok!r}): {line!r}")
-    return parts[0], parts[1], [int(tok) for tok in parts[2:]]
+    return name_a, name_b, [int(tok) for tok in parts]
 
 
 def _check_common(b: FibsBoard) -> str | None:
@@ -244,7 +270,7 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
     may_p, may_n, doubled = n[35], n[36], n[37]
     if length == FIBS_MONEY:
         return "match length 9999 is FIBS's money marker"
-    if tuple(n[38:42]) != (1, -1, 0, 25):
+    if n[38:42] != [1, -1, 0, 25]:
         return "colour, direction, home and bar are not gnubg's 1 -1 0 25"
     if any(n[44:48]):
         return "gnubg writes 0 in the bar, can-move and forced fields"
@@ -271,8 +297,8 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
     bad = _check_absolute(p, off_p, off_n)
     if bad:
         return bad
-    return FibsBoard(
-        points=tuple(_absolute(p, colour)),
+    return FibsBoard._checked(
+        points=tuple(p) if colour > 0 else tuple(map(neg, reversed(p))),
         dice=dice,
         cube_value=cube,
         cube_owner=owner,
@@ -285,6 +311,11 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
         names=names,
         dialect="gnubg_external",
         colour=colour,
+        me_player1=True,
+        other_dice=(0, 0),
+        can_move=0,
+        forced=0,
+        redoubles=0,
     )
 
 

@@ -96,9 +96,10 @@ def _clean(line: str | bytes) -> str:
     if isinstance(line, bytes):
         line = line.decode("utf-8", "replace")
     text = line.strip(_BLANK)
-    if len(text.encode("utf-8", "replace")) > MAX_LINE:
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
+    if size > MAX_LINE:
         raise ProtocolError(f"request longer than {MAX_LINE} bytes: {text[:40]!r}...")
-    if any(ch in text for ch in "\x00\n\r"):
+    if "\x00" in text or "\n" in text or "\r" in text:
         raise ProtocolError(f"control characters inside the request: {text[:60]!r}")
     return text
 
@@ -174,19 +175,23 @@ MAX_EVAL_PLIES = 2
 
 
 def _board(session: Session, text: str, evaluation: bool) -> str:
-    whole = _BOARD_AND_OPTIONS.match(text)
-    if whole is not None:       # names may hold blanks: the 50 numbers end the board
-        line, opts_text = whole.group(1), whole.group(2) or ""
+    if len(text.split(None, 1)) == 1:       # the usual request: a bare board line
+        line, opts_text = text, ""
     else:
-        line, _, opts_text = text.partition(" ")
+        whole = _BOARD_AND_OPTIONS.match(text)
+        if whole is not None:       # names may hold blanks: the 50 numbers end the board
+            line, opts_text = whole.group(1), whole.group(2) or ""
+        else:
+            line, _, opts_text = text.partition(" ")
     if not _BOARD_PREFIX.match(line):
         raise ProtocolError(f"expected a board:... line, got {text[:60]!r}")
-    line = "board:" + line[6:]
+    if not line.startswith("board:"):
+        line = "board:" + line[6:]
     opts = _options(opts_text, evaluation)
     fb, beavered = _parse_board(line)
     engine = session.engine
     rules = _rules(engine.rules, opts, fb)
-    if rules != engine.rules:
+    if rules is not engine.rules and rules != engine.rules:
         engine = engine.with_rules(rules)
     pos = fb.position
     if evaluation:
@@ -205,10 +210,7 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
 
 def _state(fb: FibsBoard, rules: Rules, opts: _Options) -> MatchState:
     """The line's match state under the session's rules and the request's options."""
-    state = fb.state
-    if opts.crawford is False and state.crawford:
-        return replace(state, rules=rules, crawford=False)
-    return replace(state, rules=rules)
+    return fb.match_state(rules, False if opts.crawford is False else None)
 
 
 def _parse_board(line: str) -> tuple[FibsBoard, bool]:
