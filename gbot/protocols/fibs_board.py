@@ -476,6 +476,56 @@ def parse_fibs_board(line: str, dialect: Dialect | None = None) -> FibsBoard:
     raise FibsBoardError(f"impossible board line ({'; '.join(reasons)}): {line!r}")
 
 
+def parse_gnubg_line(line: str) -> FibsBoard:
+    """:func:`parse_fibs_board` for the engine's hot path: a line of gnubg's dialect is read
+    by a compiled kernel (:mod:`gbot.core.boardline`), anything else, errors included, by
+    the Python parser. The result is the same board."""
+    fb = _gnubg_compiled(line) if isinstance(line, str) else None
+    return fb if fb is not None else parse_fibs_board(line)
+
+
+_OWNERS: tuple[CubeOwner, ...] = ("centre", "me", "opponent")
+
+
+def _gnubg_compiled(line: str) -> FibsBoard | None:
+    from gbot.core import boardline as _bl
+
+    s = line.strip().strip("\x00").strip()
+    if not s.startswith("board:"):
+        return None
+    i1 = s.find(":", 6)
+    i2 = s.find(":", i1 + 1) if i1 >= 0 else -1
+    if i2 < 0:
+        return None
+    name_a, name_b, rest = s[6:i1], s[i1 + 1:i2], s[i2 + 1:]
+    if not (rest.isascii() and _NAME.match(name_a) and _NAME.match(name_b)):
+        return None
+    out = np.empty(_bl.N_OUT, dtype=np.int64)
+    if not _bl.read_gnubg_numbers(np.frombuffer(rest.encode("ascii"), dtype=np.uint8), out):
+        return None
+    v = out.tolist()
+    return FibsBoard._checked(
+        points=tuple(v[:26]),
+        dice=(v[26], v[27]),
+        cube_value=v[28],
+        cube_owner=_OWNERS[v[29]],
+        may_double=(v[30] == 1, v[31] == 1),
+        double_pending=v[32] == 1,
+        score=(v[33], v[34]),
+        match_length=v[35],
+        crawford_game=v[36] == 1,
+        post_crawford=v[37] == 1,
+        names=(name_a, name_b) if v[39] else (name_b, name_a),
+        dialect="gnubg_external",
+        colour=v[38],
+        me_player1=True,
+        other_dice=(0, 0),
+        can_move=0,
+        forced=0,
+        redoubles=0,
+    )
+
+
 def _semantic(b: FibsBoard, dialect: Dialect) -> FibsBoard:
     """``b`` as a line of ``dialect`` can hold it (the FIBS-only fields reset for gnubg)."""
     if dialect == "gnubg_external":
@@ -541,4 +591,5 @@ __all__ = [
     "Question",
     "format_fibs_board",
     "parse_fibs_board",
+    "parse_gnubg_line",
 ]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import gbot
 from gbot.errors import FibsBoardError, GbotError, ProtocolError
 from gbot.match import MatchState, Rules
-from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
+from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board, parse_gnubg_line
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
@@ -222,7 +222,7 @@ def _parse_board(line: str) -> tuple[FibsBoard, bool]:
     reversed: I am the side on turn, the beaverer owns the cube at the value before the beaver.
     """
     try:
-        return parse_fibs_board(line), False
+        return parse_gnubg_line(line), False
     except FibsBoardError as first:
         fields = line.split(":")
         if len(fields) != 53 or fields[40] != "1" or fields[32] not in ("1", "-1"):
