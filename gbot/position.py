@@ -63,7 +63,7 @@ class Position:
 
     @classmethod
     def _owned(cls, board: Board) -> Position:
-        """:meth:`_trusted` for a fresh ``int8[26]`` array nobody else holds (no copy)."""
+        """:meth:`_trusted` for an ``int8[26]`` array nobody else may write (no copy)."""
         obj = cls.__new__(cls)
         board.setflags(write=False)
         obj._board = board

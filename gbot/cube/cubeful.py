@@ -358,6 +358,8 @@ class _Model:
         self.own_opp: dict[int, PL] = {}
         self.top = ctx.max_cube
         self._values: dict[int, float] = {}
+        self._wins: dict[int, float] = {}
+        self._losses: dict[int, float] = {}
         if not self.money:
             # From this cube on both sides are dead: any win or loss ends the match.
             reach = 1
@@ -387,12 +389,19 @@ class _Model:
     def win_value(self, c: int, single: bool = False) -> float:
         if single:
             return self.value(c)
-        return sum(share * self.value(m * c) for share, m in self.w if share)
+        v = self._wins.get(c)
+        if v is None:
+            v = self._wins[c] = sum(share * self.value(m * c) for share, m in self.w if share)
+        return v
 
     def lose_value(self, c: int, single: bool = False) -> float:
         if single:
             return self.value(-c)
-        return sum(share * self.value(-m * c) for share, m in self.ls if share)
+        v = self._losses.get(c)
+        if v is None:
+            v = self._losses[c] = sum(share * self.value(-m * c) for share, m in self.ls
+                                      if share)
+        return v
 
     def dead(self, c: int, single: bool = False) -> PL:
         return _line(self.lose_value(c, single), self.win_value(c, single))
@@ -507,7 +516,11 @@ def _janowski_money(probs: Probs, ctx: CubeContext) -> CubefulEquities:
 
 def cubeful(probs: Probs, ctx: CubeContext) -> CubefulEquities:
     """Cubeful values of no double, double/take and double/pass for the side on roll."""
-    probs = check_probs(probs)
+    return _cubeful_checked(check_probs(probs), ctx)
+
+
+def _cubeful_checked(probs: Probs, ctx: CubeContext) -> CubefulEquities:
+    """:func:`cubeful` of probabilities that :func:`check_probs` has returned."""
     if ctx.is_money and ctx.max_cube >= MAX_CUBE and ctx.cube <= 2**10:
         return _janowski_money(probs, ctx)
     return _cubeful_model(probs, ctx)

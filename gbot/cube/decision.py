@@ -19,6 +19,7 @@ cubeful equities of no double, double/take and double/pass:
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass, replace
@@ -31,9 +32,9 @@ from gbot.cube.cubeful import (
     CubefulEquities,
     Owner,
     Probs,
+    _cubeful_checked,
     check_probs,
     cube_life,
-    cubeful,
 )
 from gbot.errors import CubeError
 
@@ -88,7 +89,7 @@ class CubeDecision:
 def decide(probs: Probs, ctx: CubeContext) -> CubeDecision:
     """The cube decision for the side on roll from its cubeless probabilities."""
     probs = check_probs(probs)
-    return decide_from_equities(cubeful(probs, ctx), ctx, probs)
+    return decide_from_equities(_cubeful_checked(probs, ctx), ctx, probs)
 
 
 def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> CubeDecision:
@@ -143,12 +144,12 @@ def _board_of(pos: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
 def board_cube_life(board: Any) -> float:
     """gnubg's cube life (efficiency) for a board seen by the side on roll."""
     from gbot.core import classify as _classify
-    from gbot.core.board import pips
+    from gbot.core.facts import class_and_pips
 
     arr = _board_of(board)
-    cls = int(_classify.classify(arr))
+    cls, my_pips = class_and_pips(arr)
     if cls == _classify.RACE:
-        return cube_life("race", pips(arr)[0])
+        return cube_life("race", my_pips)
     if cls in (_classify.BEAROFF, _classify.OVER):
         return cube_life("bearoff")
     if cls == _classify.CRASHED:
@@ -169,12 +170,21 @@ def context_from_state(state: MatchState, cube_life_value: float = 0.68) -> Cube
     n = state.match_length
     away = n - state.score[me] if n else 0
     opp_away = n - state.score[1 - me] if n else 0
+    return _context(n, away, opp_away, state.cube_value, owner, bool(state.crawford) and n > 0,
+                    rules.cube_enabled, rules.cube_cap, rules.end_mode, rules.jacoby and n == 0,
+                    rules.beavers and n == 0, rules.raccoons and n == 0, cube_life_value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _context(match_length: int, away: int, opp_away: int, cube: int, owner: Owner,
+             crawford: bool, cube_enabled: bool, cube_cap: int, end_mode: str, jacoby: bool,
+             beavers: bool, raccoons: bool, cube_life_value: float) -> CubeContext:
+    """One (immutable, so shared) :class:`CubeContext` per situation: scores and cubes
+    repeat through a session, and building one checks every field."""
     return CubeContext(
-        match_length=n, away=away, opp_away=opp_away, cube=state.cube_value, owner=owner,
-        crawford=bool(state.crawford) and n > 0, cube_enabled=rules.cube_enabled,
-        cube_cap=rules.cube_cap, end_mode=rules.end_mode, jacoby=rules.jacoby and n == 0,
-        beavers=rules.beavers and n == 0, raccoons=rules.raccoons and n == 0,
-        cube_life=cube_life_value)
+        match_length=match_length, away=away, opp_away=opp_away, cube=cube, owner=owner,
+        crawford=crawford, cube_enabled=cube_enabled, cube_cap=cube_cap, end_mode=end_mode,
+        jacoby=jacoby, beavers=beavers, raccoons=raccoons, cube_life=cube_life_value)
 
 
 _shared_lock = threading.Lock()

@@ -485,6 +485,18 @@ class Evaluator:
     def probabilities(self, pos: Position, ply: int = 0) -> Probabilities:
         """Cubeless ``(win, win_g, win_bg, lose_g, lose_bg)`` for the side on roll of ``pos``."""
         ply = self._check_ply(ply)
+        if ply == 0:
+            fast = self._fast()
+            if fast is not None:      # one kernel call on the scratch arrays
+                s = self._scratch()
+                board = s.children[:1]
+                board[0] = pos.board
+                code = _bp.static_values(board, self.exact_bearoff, s.probs, s.kinds, s.counts,
+                                         s.rows, s.values, *fast)
+                if code == _bp.NEED_TABLES:
+                    _bp.static_values(board, self.exact_bearoff, s.probs, s.kinds, s.counts,
+                                      s.rows, s.values, *self._with_tables(fast))
+                return _as_tuple(s.probs[0])
         board = np.array(pos.board, dtype=np.int8).reshape(1, 26)
         return _as_tuple(self._values(board, ply, self._scratch().ws)[0])
 

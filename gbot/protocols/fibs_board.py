@@ -86,7 +86,8 @@ class FibsBoard:
     @classmethod
     def _checked(cls, **fields: Any) -> FibsBoard:
         """The board of ``fields`` (every field, as a parser has checked them) without the
-        frozen dataclass's ``__init__``, which costs ten times more; the object is the same."""
+        frozen dataclass's ``__init__``, which costs ten times more; the object is the same.
+        ``_board8``, not a field, may carry :attr:`position`'s read-only array."""
         obj = object.__new__(cls)
         obj.__dict__.update(fields)
         return obj
@@ -109,8 +110,10 @@ class FibsBoard:
         """My position, as if I were on roll (also for a take question)."""
         from gbot.position import Position
 
-        # parsing checked the counts and signs; the fresh array becomes the position's own
-        return Position._owned(np.array(self.points, dtype=np.int8))
+        # parsing checked the counts and signs; the compiled reader leaves the (read-only)
+        # array it made, else a fresh one becomes the position's own
+        arr = self.__dict__.get("_board8")
+        return Position._owned(np.array(self.points, dtype=np.int8) if arr is None else arr)
 
     @property
     def me_seat(self) -> int:
@@ -152,7 +155,8 @@ class FibsBoard:
         # seen by the player on roll: flipped while a double is pending
         board = (tuple(-int(v) for v in reversed(pts)) if self.double_pending
                  else tuple(map(int, pts)))
-        return MatchState(
+        return _new_state(
+            MatchState,
             match_length=self.match_length,
             score=(int(score[0]), int(score[1])),
             cube_value=self.cube_value,
@@ -174,6 +178,21 @@ class FibsBoard:
 
 
 # --- helpers shared by both dialects ----------------------------------------------------
+
+_STATE_DEFAULTS: dict[str, Any] = {}
+
+
+def _new_state(cls: type[MatchState], **values: Any) -> MatchState:
+    """``cls(**values)`` without the frozen dataclass's ``__init__`` (several times cheaper;
+    the fields not given take their defaults, read once from ``cls()``)."""
+    if not _STATE_DEFAULTS:
+        _STATE_DEFAULTS.update(cls().__dict__)
+    obj = object.__new__(cls)
+    fields_ = obj.__dict__
+    fields_.update(_STATE_DEFAULTS)
+    fields_.update(values)
+    return obj
+
 
 
 def _absolute(points: tuple[int, ...] | list[int], colour: int) -> list[int]:
@@ -504,7 +523,10 @@ def _gnubg_compiled(line: str) -> FibsBoard | None:
     if not _bl.read_gnubg_numbers(np.frombuffer(rest.encode("ascii"), dtype=np.uint8), out):
         return None
     v = out.tolist()
+    board8 = out[:26].astype(np.int8)
+    board8.setflags(write=False)
     return FibsBoard._checked(
+        _board8=board8,
         points=tuple(v[:26]),
         dice=(v[26], v[27]),
         cube_value=v[28],
