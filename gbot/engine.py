@@ -49,6 +49,8 @@ roll; the gammon figures include the backgammons."""
 NO_DOUBLE_BELOW = 0.45
 """Before the Crawford game and in money play, no cube model doubles below this winning
 chance; the engine answers ``roll`` there without asking it."""
+NO_RESIGN_ABOVE = 0.01
+"""The engine never offers a resignation with a winning chance above this."""
 
 
 def cubeless_equity(p: Sequence[float]) -> float:
@@ -105,7 +107,7 @@ class Engine:
         d = (int(dice[0]), int(dice[1]))
         ev = self.evaluator
         if (state is not None and ev is not None and self._cube is not None
-                and hasattr(ev, "hint")
+                and hasattr(ev, "evaluate")
                 and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
             st = self._mine(state)
             if _cube_matters(st):
@@ -132,34 +134,39 @@ class Engine:
         return Play(pos, d, seq, Position(results[best]))
 
     def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
-        """The play after which the opponent (on roll, with the cube as in ``st``) does worst."""
-        cube = self._cube
-        assert cube is not None and self.evaluator is not None
-        hints = self.evaluator.hint(pos, d, self.ply, n=None)
-        if len(hints) <= 1:
-            return hints[0].play if hints else None
-        deepest = max(h.ply for h in hints)
-        hints = [h for h in hints if h.ply == deepest]
-        if len(hints) == 1:
-            return hints[0].play   # type: ignore[no-any-return]
+        """The play after which the opponent (on roll, with the cube as in ``st``) does worst
+        (:func:`gbot.cube.plays.best_play_index`)."""
         from gbot.cube.cubeful import Owner
+        from gbot.cube.plays import best_play_index, cube_lives
 
+        cube, ev = self._cube, self.evaluator
+        assert cube is not None and ev is not None
         mine = cube.context_from_state(st)
         flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
         theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
-        contexts: dict[float, Any] = {}
-        best, best_value = hints[0].play, -math.inf
-        for h in hints:
-            after = h.play.position.swapped()
-            life = cube.board_cube_life(after)
-            ctx = contexts.get(life)
-            if ctx is None:
-                ctx = contexts[life] = replace(theirs, cube_life=life)
-            w, wg, wbg, lg, lbg = h.probabilities
-            value = -_proper_value(cube.decide((1.0 - w, lg, lbg, wg, wbg), ctx))
-            if value > best_value + 1e-12:
-                best, best_value = h.play, value
-        return best   # type: ignore[no-any-return]
+        if self.ply > 0 and hasattr(ev, "hint"):
+            hints = ev.hint(pos, d, self.ply, n=None)
+            deepest = max((h.ply for h in hints), default=0)
+            hints = [h for h in hints if h.ply == deepest]   # the plays searched to the end
+            if len(hints) <= 1:
+                return hints[0].play if hints else None
+            probs = [(1.0 - w, lg, lbg, wg, wbg)
+                     for w, wg, wbg, lg, lbg in (h.probabilities for h in hints)]
+            lives = cube_lives([h.play.position.swapped().board for h in hints])
+            return hints[best_play_index(probs, lives, theirs)].play   # type: ignore[no-any-return]
+        from gbot.core.movegen import legal_plays_raw
+
+        results, steps = legal_plays_raw(pos.board, d[0], d[1], self.rules.caucasian)
+        if results.shape[0] == 0:
+            return None
+        best = 0
+        if results.shape[0] > 1:
+            opp = np.ascontiguousarray(-results[:, ::-1])    # the opponent on roll after each
+            best = best_play_index(ev.evaluate(opp, 0), cube_lives(opp), theirs)
+        stp = steps[best]
+        seq = tuple((int(stp[2 * k]), int(stp[2 * k + 1])) for k in range(stp.shape[0] // 2)
+                    if stp[2 * k])
+        return Play(pos, d, seq, Position(results[best]))
 
     # --- evaluation -------------------------------------------------------------------------
     def probabilities(self, pos: Position, ply: int | None = None) -> Probabilities:
@@ -266,7 +273,7 @@ class Engine:
         from gbot.cube.resign import resignation_level
 
         p = self.probabilities(pos)
-        if p[0] > 0.01:
+        if p[0] > NO_RESIGN_ABOVE:
             return 0
         st = self._mine(state)
         ctx = self._cube.context_from_state(st, self._cube.board_cube_life(pos))
@@ -361,17 +368,6 @@ def _cube_matters(st: MatchState) -> bool:
     if r.jacoby and st.cube_owner == CENTRE:
         return True
     return r.cube_enabled and st.cube_value * 2 <= r.max_cube
-
-
-def _proper_value(d: Any) -> float:
-    """What the side on roll gets with its right cube action in decision ``d``: money equity
-    per unit of the current cube, or in a match the match-winning chance."""
-    if d.mwc is None:
-        return float(d.equity)
-    nd, dt, dp = d.mwc
-    if not d.doubles:
-        return float(nd)
-    return float(dp if d.response == "pass" else dt)
 
 
 def _equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from gbot.engine import Engine
 from gbot.errors import ProtocolError
-from gbot.protocols.gnubg_external import MAX_LINE, Session, handle_line
+from gbot.protocols.gnubg_external import MAX_LINE, Session, handle_line, warm
 
 __all__ = ["MAX_FRAME", "Address", "BackgroundServer", "Server", "parse_address", "serve"]
 
@@ -167,11 +167,27 @@ class Server:
         session = Session(self._factory())
         buf = bytearray()
         dropping = False
+        stats = self.stats
+        lock = self._lock
+        reply: str | None
         try:
             while not self._stop.is_set():
                 data = conn.recv(65536)
                 if not data:
                     break
+                if not buf and not dropping and data.find(b"\n") == len(data) - 1:
+                    # the usual case: exactly one whole request, nothing buffered
+                    if not log.isEnabledFor(logging.DEBUG):
+                        with lock:
+                            reply, end = handle_line(session, data[:-1])
+                        stats["requests"] += 1
+                        if reply is not None:
+                            if reply.startswith("Error"):
+                                stats["errors"] += 1
+                            conn.sendall(reply.encode("utf-8", "replace") + b"\n")
+                        if end:
+                            break
+                        continue
                 buf += data
                 out: list[bytes] = []
                 end = False
@@ -186,7 +202,7 @@ class Server:
                     del buf[:nl + 1]
                     if dropping:
                         dropping = False
-                        reply: str | None = f"Error: request longer than {MAX_FRAME} bytes"
+                        reply = f"Error: request longer than {MAX_FRAME} bytes"
                     else:
                         t0 = time.perf_counter()
                         with self._lock:
@@ -232,6 +248,7 @@ def _warm(engine: Engine) -> None:
     movegen.warm()
     engine.choose_play(Position.initial(), (3, 1))
     engine.probabilities(Position.initial())
+    warm(engine)
 
 
 def serve(address: Address, engine: Engine, *,

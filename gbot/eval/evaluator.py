@@ -129,6 +129,10 @@ class _Scratch:
         self.rows = np.empty((cap, 26), dtype=np.int8)
         self.values = np.empty((cap, 5), dtype=np.float32)
         self.res = np.empty(2, dtype=np.int64)
+        # the gnubg server's one-call answers (gbot.core.answer)
+        self.fields = np.empty(64, dtype=np.int64)
+        self.reply = np.empty(128, dtype=np.uint8)
+        self.info = np.empty(2, dtype=np.int64)
 
 
 def _dice(dice: Sequence[int]) -> Dice:

@@ -18,8 +18,12 @@ and debug mode (``DBG:`` lines before a board answer, as gnubg).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 import gbot
 from gbot.errors import FibsBoardError, GbotError, ProtocolError
@@ -28,9 +32,10 @@ from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board, parse_gnubg_l
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
+    from gbot.eval.evaluator import Evaluator
     from gbot.position import Position
 
-__all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line"]
+__all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line", "warm"]
 
 MAX_REPLY = 255
 """Longest reply line in bytes, newline excluded (gnubg reads replies into 256 bytes)."""
@@ -82,6 +87,9 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
     """
     session.requests += 1
     try:
+        fast = _fast_reply(session, line) if _FAST else None
+        if fast is not None:
+            return fast, False
         reply, end = _dispatch(session, _clean(line))
     except (GbotError, ValueError) as exc:
         session.errors += 1
@@ -90,6 +98,94 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
         session.errors += 1
         reply, end = _error(f"internal error: {type(exc).__name__}: {exc}"), False
     return reply, end
+
+
+_FAST = True
+"""Answer the common questions through :mod:`gbot.core.answer` (tests turn it off to compare
+with the general path)."""
+_BLANK_BYTES = _BLANK.encode()
+
+
+def _fast_reply(session: Session, line: str | bytes) -> str | None:
+    """The reply to a bare ``board:`` line from one kernel call, or None when the general
+    path must answer (see :mod:`gbot.core.answer`; the same reply either way)."""
+    if session.debug:
+        return None
+    kit = _fast_kit(session.engine)
+    if kit is None:
+        return None
+    if isinstance(line, str):
+        if not line.isascii():
+            return None
+        line = line.encode()
+    raw = line.strip(_BLANK_BYTES)
+    if len(raw) > MAX_LINE or not raw.startswith(b"board:") or len(raw.split(None, 1)) != 1:
+        return None
+    ev, answer, keys, head = kit
+    fast = ev._fast()
+    if fast is None:
+        return None
+    s = ev._scratch()
+    ws = s.ws
+    caucasian, bearoff, cube_on, max_cube, no_double_below, no_resign_above = head
+    code = answer(np.frombuffer(raw, dtype=np.uint8), caucasian, bearoff, cube_on, max_cube,
+                  no_double_below, no_resign_above, s.children, s.probs, s.kinds, s.counts,
+                  s.mover, s.eqs, s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
+                  ws.state, ws.path, ws.marks, keys, *fast, s.res, s.fields, s.reply, s.info)
+    if code == _FALLBACK:
+        return None
+    _track_score(session, (int(s.fields[33]), int(s.fields[34])))
+    if code == _ROLL:
+        return "roll"
+    text: str = s.reply[:int(s.info[0])].tobytes().decode("ascii")
+    return text
+
+
+_FALLBACK = 0
+_ROLL = 2
+_Head = tuple[bool, bool, bool, int, float, float]
+_Kit = tuple["Evaluator", Callable[..., int], npt.NDArray[np.int64], _Head]
+
+
+def _fast_kit(engine: Engine) -> _Kit | None:
+    """What :func:`_fast_reply` needs when ``engine`` decides as the kernel does: a plain
+    :class:`~gbot.engine.Engine` at 0-ply with the cube module and a
+    :class:`~gbot.eval.evaluator.Evaluator` under the engine's move rule; else None."""
+    cached = engine.__dict__.get("_gnubg_fast")
+    if cached is not None and cached[0] is engine.rules:
+        kit: _Kit | None = cached[1]
+        return kit
+    from gbot.core import answer as _an
+    from gbot.core import movegen as _mg
+    from gbot.engine import NO_DOUBLE_BELOW, NO_RESIGN_ABOVE, Engine
+    from gbot.eval.evaluator import Evaluator
+
+    assert (_an.FALLBACK, _an.ROLL) == (_FALLBACK, _ROLL)
+    ev = engine.evaluator
+    r = engine.rules
+    kit = None
+    if (type(engine) is Engine and type(ev) is Evaluator and engine.ply == 0
+            and engine._cube is not None and ev.caucasian == r.caucasian):
+        kit = (ev, _an.answer_board, _mg.HASH_KEYS,
+               (ev.caucasian, ev.exact_bearoff, r.cube_enabled, r.max_cube, NO_DOUBLE_BELOW,
+                NO_RESIGN_ABOVE))
+    engine.__dict__["_gnubg_fast"] = (r, kit)
+    return kit
+
+
+def warm(engine: Engine) -> None:
+    """Answer a move, a cube question and a bear-off with ``engine`` (a throwaway session):
+    every kernel of the common questions loaded, and the bear-off tables, before play."""
+    from gbot.position import Position
+
+    for pid, dice in (("4HPwATDgc/ABMA", (3, 1)), ("4HPwATDgc/ABMA", (0, 0)),
+                      ("NwAAwB0AAAAAAA", (3, 1)), ("NwAAwB0AAAAAAA", (3, 1))):
+        points = tuple(int(v) for v in Position.from_id(pid).board)
+        fb = FibsBoard(points=points, dice=dice, cube_value=1, cube_owner="centre",
+                       may_double=(True, True), double_pending=False, score=(0, 0),
+                       match_length=0, crawford_game=False, post_crawford=False,
+                       names=("gbot", "warm"))
+        handle_line(Session(engine), fb.line())
 
 
 def _clean(line: str | bytes) -> str:
@@ -324,7 +420,11 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rule
 
 def _track_game(session: Session, fb: FibsBoard) -> None:
     """Learn whether my last resignation was declined; forget declines when a game ends."""
-    score = (int(fb.score[0]), int(fb.score[1]))
+    _track_score(session, (int(fb.score[0]), int(fb.score[1])))
+
+
+def _track_score(session: Session, score: tuple[int, int]) -> None:
+    """:func:`_track_game` from the line's score ``(me, opponent)``."""
     if session.pending_resign is not None:
         offered_at, level = session.pending_resign
         session.pending_resign = None
