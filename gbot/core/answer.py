@@ -3,11 +3,16 @@
 :func:`answer_board` takes a bare ``board:`` line (ASCII, no options) and answers the two
 questions that make up most of a match when the answer needs no match-state reasoning:
 
-* a move: the 0-ply best play (:func:`gbot.core.bestplay.best_static`) and its text
-  (:func:`gbot.core.notation.format_steps_into`);
+* a move in money play, ranked by cubeless equity: the 0-ply best play
+  (:func:`gbot.core.bestplay.best_static`) and its text
+  (:func:`gbot.core.notation.format_steps_into`); without contact only when
+  ``cubeless_plays`` (the engine ranks plays there by the cube model otherwise);
 * double or roll, when the side on roll may not double (cube rules) or, before the Crawford
   game and in money play, its 0-ply winning chance is below the engine's no-double
-  threshold: ``roll``;
+  threshold: ``roll``; in money play without a cube cap, ``double`` or ``roll`` by Janowski's
+  closed forms and the double/take/pass rules, as :func:`gbot.cube.cubeful.cubeful` and
+  :func:`gbot.cube.decision.decide_from_equities` decide (:func:`_money_doubles`, the same
+  arithmetic in the same order; ``cube`` holds the numbers of :mod:`gbot.cube.cubeful`);
 
 both only when no resignation can be due: with contact, or with a 0-ply winning chance above
 the engine's resignation threshold. Everything else (take questions, a possible double or
@@ -23,8 +28,9 @@ import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.bestplay import best_static, static_values
-from gbot.core.boardline import OPPONENT, read_gnubg_numbers
-from gbot.core.facts import checkers_left, contact
+from gbot.core.boardline import CENTRE, OPPONENT, read_gnubg_numbers
+from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
+from gbot.core.facts import checkers_left, class_and_pips, contact
 from gbot.core.notation import format_steps_into
 
 F32 = npt.NDArray[np.float32]
@@ -39,6 +45,23 @@ MOVE = 1
 """The reply is the move text written to ``reply`` (``info[0]`` bytes; 0: no legal move)."""
 ROLL = 2
 """The reply is ``roll``."""
+DOUBLE = 3
+"""The reply is ``double``."""
+
+# the ``cube`` argument: :mod:`gbot.cube.cubeful`'s numbers and the rules' cube switches
+CONTACT_LIFE = 0
+CRASHED_LIFE = 1
+BEAROFF_LIFE = 2
+RACE_BASE = 3
+RACE_PER_PIP = 4
+RACE_MIN = 5
+RACE_MAX = 6
+MULT = 7
+"""Three entries: what a single, a gammon and a backgammon count under the end mode."""
+JACOBY = 10
+BEAVERS = 11
+CUBE_CAP = 12
+N_CUBE = 13
 
 
 @jit
@@ -61,15 +84,16 @@ def _names_end(text: U8) -> int:
 
 @jit
 def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, max_cube: int,
-                 no_double_below: float, no_resign_above: float, children: I8, probs: F64,
+                 no_double_below: float, no_resign_above: float, cubeless_plays: bool,
+                 cube: F64, children: I8, probs: F64,
                  kinds: I8, counts: I64, mover: F64, eqs: F64, rows: I8, values: F32,
                  w_out: I8, w_steps: I8,
                  table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
                  keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64, res: I64,
                  fields: I64, reply: U8, info: I64) -> int:
-    """Answer the line ``text`` (see the module docstring): :data:`MOVE`, :data:`ROLL` or
-    :data:`FALLBACK`. ``fields`` gets the line's numbers as
+    """Answer the line ``text`` (see the module docstring): :data:`MOVE`, :data:`ROLL`,
+    :data:`DOUBLE` or :data:`FALLBACK`. ``fields`` gets the line's numbers as
     :func:`gbot.core.boardline.read_gnubg_numbers` writes them (valid unless FALLBACK)."""
     start = _names_end(text)
     if start < 0 or not read_gnubg_numbers(text[start:], fields):
@@ -94,7 +118,10 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
             return FALLBACK
     d1 = fields[26]
     d2 = fields[27]
+    length = fields[35]
     if d1 != 0:
+        if length != 0 or (win >= 0.0 and not cubeless_plays):
+            return FALLBACK                   # plays ranked with the match state
         code = best_static(board, d1, d2, caucasian, bearoff, children, probs, kinds, counts,
                            mover, eqs, rows, values, w_out, w_steps, table, hashes, state,
                            path, marks, keys, esc, class_net, w1m, b1, w2t, b2, activation,
@@ -105,7 +132,6 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         if res[0] > 0:
             info[0] = format_steps_into(board, w_steps[res[1]], reply)
         return MOVE
-    length = fields[35]
     crawford = fields[36] != 0
     if (not cube_enabled or (length > 0 and crawford) or fields[29] == OPPONENT
             or fields[28] * 2 > max_cube):
@@ -120,4 +146,92 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         win = probs[0, 0]
     if win < no_double_below:
         return ROLL
-    return FALLBACK
+    if length != 0 or cube[CUBE_CAP] != 0.0 or fields[28] > 1024:
+        return FALLBACK                       # match play or a capped cube: the cube model
+    cls, pips = class_and_pips(board)
+    if cls == BEAROFF or cls == OVER:
+        return FALLBACK                       # bear-offs may get a look-ahead decision
+    verdict = _money_doubles(probs[0], cls, pips, fields[29], fields[28], cube)
+    if verdict < 0:
+        return FALLBACK
+    return DOUBLE if verdict == 1 else ROLL
+
+
+@jit
+def _unit(v: float) -> float:
+    return min(max(v, 0.0), 1.0)
+
+
+@jit
+def _money_doubles(p: F64, cls: int, pips: int, owner: int, value: int, cube: F64) -> int:
+    """1 when the side on roll should double (money, no cube cap), 0 when not, -1 when the
+    probabilities are inconsistent (the general path then reports it)."""
+    win, wg, wbg, lg, lbg = p[0], p[1], p[2], p[3], p[4]
+    eps = 1e-6
+    if not (-eps <= wbg <= wg + eps <= win + 2 * eps <= 1 + 3 * eps
+            and -eps <= lbg <= lg + eps <= 1 - win + 2 * eps):
+        return -1
+    win = _unit(win)
+    wg = min(_unit(wg), win)
+    lg = min(_unit(lg), 1.0 - win)
+    wbg = min(_unit(wbg), wg)
+    lbg = min(_unit(lbg), lg)
+    # cube life by position class
+    if cls == RACE:
+        x = min(max(cube[RACE_BASE] + cube[RACE_PER_PIP] * pips, cube[RACE_MIN]),
+                cube[RACE_MAX])
+    elif cls == BEAROFF or cls == OVER:
+        x = cube[BEAROFF_LIFE]
+    elif cls == CRASHED:
+        x = cube[CRASHED_LIFE]
+    else:
+        x = cube[CONTACT_LIFE]
+    # shares of singles, gammons, backgammons among wins and losses
+    lose = 1.0 - win
+    if win > 1e-12:
+        w0, w1, w2 = (win - wg) / win, (wg - wbg) / win, wbg / win
+    else:
+        w0, w1, w2 = 1.0, 0.0, 0.0
+    if lose > 1e-12:
+        l0, l1, l2 = (lose - lg) / lose, (lg - lbg) / lose, lbg / lose
+    else:
+        l0, l1, l2 = 1.0, 0.0, 0.0
+    m0, m1, m2 = cube[MULT], cube[MULT + 1], cube[MULT + 2]
+    big_w = 0.0 + w0 * m0
+    big_w = big_w + w1 * m1
+    big_w = big_w + w2 * m2
+    big_l = 0.0 + l0 * m0
+    big_l = big_l + l1 * m1
+    big_l = big_l + l2 * m2
+    tp = (big_l - 0.5) / (big_w + big_l + 0.5)
+    cp = (big_l + 1.0) / (big_w + big_l + 0.5)
+    dead = win * big_w - (1.0 - win) * big_l
+    jacoby = cube[JACOBY] != 0.0 and owner == CENTRE
+    lo = -1.0 if jacoby else -big_l
+    hi = 1.0 if jacoby else big_w
+    if owner == CENTRE:
+        if win < tp:
+            live = lo + (-1.0 - lo) * win / tp if tp > 0 else -1.0
+        elif win < cp:
+            live = -1.0 + 2.0 * (win - tp) / (cp - tp)
+        else:
+            live = 1.0 + (hi - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
+        nd = x * live + (1.0 - x) * ((2.0 * win - 1.0) if jacoby else dead)
+    else:                                     # my cube (the opponent's never gets here)
+        if win < cp:
+            live = -big_l + (1.0 + big_l) * win / cp
+        else:
+            live = 1.0 + (big_w - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
+        nd = x * live + (1.0 - x) * dead
+    if win < tp:
+        un = -big_l + (-1.0 - -big_l) * win / tp if tp > 0 else -1.0
+    else:
+        un = -1.0 + (big_w + 1.0) * (win - tp) / (1.0 - tp)
+    dt = 2.0 * (x * un + (1.0 - x) * dead)
+    dp = 1.0
+    # the opponent's answer, then whether doubling beats playing on
+    too_good = nd > dp + 1e-9 and wg > 0.0
+    if dt > dp:
+        return 0 if too_good else 1          # too good to double / double, pass
+    got = 2.0 * dt if cube[BEAVERS] != 0.0 and dt < 0.0 else dt
+    return 1 if got > nd else 0

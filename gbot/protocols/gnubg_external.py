@@ -127,9 +127,10 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
         return None
     s = ev._scratch()
     ws = s.ws
-    caucasian, bearoff, cube_on, max_cube, no_double_below, no_resign_above = head
+    caucasian, bearoff, cube_on, max_cube, no_double_below, no_resign_above, cubeless, cube = head
     code = answer(np.frombuffer(raw, dtype=np.uint8), caucasian, bearoff, cube_on, max_cube,
-                  no_double_below, no_resign_above, s.children, s.probs, s.kinds, s.counts,
+                  no_double_below, no_resign_above, cubeless, cube, s.children, s.probs,
+                  s.kinds, s.counts,
                   s.mover, s.eqs, s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
                   ws.state, ws.path, ws.marks, keys, *fast, s.res, s.fields, s.reply, s.info)
     if code == _FALLBACK:
@@ -137,13 +138,16 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
     _track_score(session, (int(s.fields[33]), int(s.fields[34])))
     if code == _ROLL:
         return "roll"
+    if code == _DOUBLE:
+        return "double"
     text: str = s.reply[:int(s.info[0])].tobytes().decode("ascii")
     return text
 
 
 _FALLBACK = 0
 _ROLL = 2
-_Head = tuple[bool, bool, bool, int, float, float]
+_DOUBLE = 3
+_Head = tuple[bool, bool, bool, int, float, float, bool, npt.NDArray[np.float64]]
 _Kit = tuple["Evaluator", Callable[..., int], npt.NDArray[np.int64], _Head]
 
 
@@ -157,18 +161,35 @@ def _fast_kit(engine: Engine) -> _Kit | None:
         return kit
     from gbot.core import answer as _an
     from gbot.core import movegen as _mg
+    from gbot.cube.cubeful import (
+        BEAROFF_LIFE,
+        CONTACT_LIFE,
+        CRASHED_LIFE,
+        END_MULTIPLIERS,
+        RACE_LIFE_BASE,
+        RACE_LIFE_MAX,
+        RACE_LIFE_MIN,
+        RACE_LIFE_PER_PIP,
+    )
     from gbot.engine import NO_DOUBLE_BELOW, NO_RESIGN_ABOVE, Engine
     from gbot.eval.evaluator import Evaluator
 
-    assert (_an.FALLBACK, _an.ROLL) == (_FALLBACK, _ROLL)
+    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE) == (_FALLBACK, _ROLL, _DOUBLE)
     ev = engine.evaluator
     r = engine.rules
     kit = None
     if (type(engine) is Engine and type(ev) is Evaluator and engine.ply == 0
             and engine._cube is not None and ev.caucasian == r.caucasian):
+        cube = np.zeros(_an.N_CUBE, dtype=np.float64)
+        cube[[_an.CONTACT_LIFE, _an.CRASHED_LIFE, _an.BEAROFF_LIFE, _an.RACE_BASE,
+              _an.RACE_PER_PIP, _an.RACE_MIN, _an.RACE_MAX]] = (
+            CONTACT_LIFE, CRASHED_LIFE, BEAROFF_LIFE, RACE_LIFE_BASE, RACE_LIFE_PER_PIP,
+            RACE_LIFE_MIN, RACE_LIFE_MAX)
+        cube[_an.MULT:_an.MULT + 3] = END_MULTIPLIERS[r.end_mode]
+        cube[[_an.JACOBY, _an.BEAVERS, _an.CUBE_CAP]] = (r.jacoby, r.beavers, r.cube_cap)
         kit = (ev, _an.answer_board, _mg.HASH_KEYS,
                (ev.caucasian, ev.exact_bearoff, r.cube_enabled, r.max_cube, NO_DOUBLE_BELOW,
-                NO_RESIGN_ABOVE))
+                NO_RESIGN_ABOVE, r.end_mode == "backgammons", cube))
     engine.__dict__["_gnubg_fast"] = (r, kit)
     return kit
 
