@@ -4,7 +4,8 @@
 tournament runner all ask it the same five questions, always from the point of view of the
 side that must decide ("me"):
 
-* :meth:`Engine.choose_play` ``(pos, dice)``: ``pos`` is my position, I am on roll.
+* :meth:`Engine.choose_play` ``(pos, dice, state=None)``: ``pos`` is my position, I am on
+  roll; ``state`` makes the play depend on the match score.
 * :meth:`Engine.cube_action` ``(pos, state)``: I am on roll, before rolling: double or roll.
 * :meth:`Engine.respond_double` ``(pos, state)``: the opponent doubled; ``pos`` is still seen
   by me (as if I were on roll), ``state`` is the :class:`~gbot.match.MatchState` with the
@@ -49,6 +50,11 @@ roll; the gammon figures include the backgammons."""
 NO_DOUBLE_BELOW = 0.45
 """Before the Crawford game and in money play, no cube model doubles below this winning
 chance; the engine answers ``roll`` there without asking it."""
+SHORT_BEAROFF_CHECKERS = 6
+"""Bear-offs with at most this many checkers per side (gnubg's exact two-sided bear-off
+database covers 6 checkers on 6 points) get the look-ahead cube decision at 0-ply."""
+SHORT_BEAROFF_PLY = 2
+"""The look-ahead of those cube decisions (exact on a last roll, as gnubg's database)."""
 NO_RESIGN_ABOVE = 0.01
 """The engine never offers a resignation with a winning chance above this."""
 
@@ -98,20 +104,17 @@ class Engine:
                     state: MatchState | None = None) -> Play | None:
         """The best legal play of ``dice`` in ``pos`` (I am on roll), or None when none exists.
 
-        With ``state`` (the match state, me to act) plays are ranked as gnubg ranks them: by
-        what the opponent, on roll next, can expect with its best cube action (cubeful money
-        equity, or match-winning chance in a match), so the cube, Jacoby, the end mode and
-        the score count. Without it, or where none of these can matter (money, cube off,
-        gammons and backgammons counted), by cubeless money equity.
+        With ``state`` (the match state, me to act), in match play and under a money end mode
+        other than ``"backgammons"``, plays are ranked as gnubg ranks them: by what the
+        opponent, on roll next, can expect with its right cube action (its match-winning
+        chance, or cubeful money equity), so the score, the cube and the end mode count
+        (:mod:`gbot.cube.plays`). Otherwise by cubeless money equity (see
+        :func:`_cube_matters`).
         """
         d = (int(dice[0]), int(dice[1]))
         ev = self.evaluator
-        if (state is not None and ev is not None and self._cube is not None
-                and hasattr(ev, "evaluate")
-                and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
-            st = self._mine(state)
-            if _cube_matters(st):
-                return self._cubeful_play(pos, d, st)
+        if state is not None and self.plays_by_state(state):
+            return self._cubeful_play(pos, d, self._mine(state))
         if (ev is not None and hasattr(ev, "best_play")
                 and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
             return ev.best_play(pos, d, self.ply)   # type: ignore[no-any-return]
@@ -132,6 +135,15 @@ class Engine:
         seq = tuple((int(st[2 * k]), int(st[2 * k + 1])) for k in range(st.shape[0] // 2)
                     if st[2 * k])
         return Play(pos, d, seq, Position(results[best]))
+
+    def plays_by_state(self, state: MatchState) -> bool:
+        """Whether :meth:`choose_play` ranks plays by ``state`` (match play, or a money end
+        mode other than ``"backgammons"``, with the evaluator and the cube module); callers
+        may leave the state out where this is False."""
+        ev = self.evaluator
+        return (ev is not None and self._cube is not None and hasattr(ev, "evaluate")
+                and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian
+                and _cube_matters(self._state(state)))
 
     def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
         """The play after which the opponent (on roll, with the cube as in ``st``) does worst
@@ -245,6 +257,10 @@ class Engine:
         assert cube is not None
         if self.ply > 0:
             return cube.cube_decision(pos, on_roll, self.ply, evaluator=self.evaluator)
+        if hasattr(self.evaluator, "evaluate") and _short_bearoff(pos.board):
+            # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
+            # the exact bear-off tables does not (and costs little this late)
+            return cube.cube_decision(pos, on_roll, SHORT_BEAROFF_PLY, evaluator=self.evaluator)
         ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
         return cube.decide(self.probabilities(pos), ctx)
 
@@ -360,14 +376,37 @@ def _cube_module() -> Any | None:
     return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
 
 
+def _short_bearoff(b: Board) -> bool:
+    """Both sides bearing off (every checker home, none on the bar), each with at most
+    :data:`SHORT_BEAROFF_CHECKERS` checkers left and the game not over."""
+    v = b.tolist()
+    if v[25] or v[0]:
+        return False
+    mine = theirs = 0
+    for i in range(1, 25):
+        x = v[i]
+        if x > 0:
+            if i > 6:
+                return False
+            mine += x
+        elif x < 0:
+            if i < 19:
+                return False
+            theirs -= x
+    return 0 < mine <= SHORT_BEAROFF_CHECKERS and 0 < theirs <= SHORT_BEAROFF_CHECKERS
+
+
 def _cube_matters(st: MatchState) -> bool:
-    """Whether cubeless money equity could rank plays wrongly in ``st``."""
-    r = st.rules
-    if st.match_length > 0 or r.end_mode != "backgammons":
-        return True
-    if r.jacoby and st.cube_owner == CENTRE:
-        return True
-    return r.cube_enabled and st.cube_value * 2 <= r.max_cube
+    """Whether plays are ranked by the cube model rather than by cubeless money equity.
+
+    In match play (the score sets what a gammon and the cube are worth) and in money play
+    under an end mode that does not count gammons and backgammons fully. Not in ordinary
+    money play: there the cube-aware ranking chose differently in about 8 % of positions
+    (Jacoby, centred cube: 14 %) but gnubg's 2-ply judgement of those choices came out no
+    better than of the cubeless ones (``docs/cube.md``), and the cubeless ranking is the fast
+    one.
+    """
+    return st.match_length > 0 or st.rules.end_mode != "backgammons"
 
 
 def _equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -179,7 +179,8 @@ def _fast_kit(engine: Engine) -> _Kit | None:
     r = engine.rules
     kit = None
     if (type(engine) is Engine and type(ev) is Evaluator and engine.ply == 0
-            and engine._cube is not None and ev.caucasian == r.caucasian):
+            and engine._cube is not None and ev.caucasian == r.caucasian
+            and r.end_mode == "backgammons"):      # other end modes: Engine.plays_by_state
         cube = np.zeros(_an.N_CUBE, dtype=np.float64)
         cube[[_an.CONTACT_LIFE, _an.CRASHED_LIFE, _an.BEAROFF_LIFE, _an.RACE_BASE,
               _an.RACE_PER_PIP, _an.RACE_MIN, _an.RACE_MAX]] = (
@@ -425,8 +426,7 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rule
             return "take"
         return answer if answer in ("take", "drop", "beaver") else "take"
     if question == "move" and not engine.may_resign(pos):
-        play = engine.choose_play(pos, fb.dice)      # the common case: no match state needed
-        return "" if play is None else play.notation
+        return _play(engine, fb, pos, rules, opts)      # the common case
     state = _state(fb, rules, opts)
     level = engine.resign_offer(pos, state)
     if level > session.declined:
@@ -435,6 +435,18 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rule
     if question == "double_or_roll":
         action = engine.cube_action(pos, state)
         return "double" if action == "double" and state.may_double(state.player_to_act) else "roll"
+    return _play(engine, fb, pos, rules, opts, state)
+
+
+def _play(engine: Engine, fb: FibsBoard, pos: Position, rules: Rules, opts: _Options,
+          state: MatchState | None = None) -> str:
+    """The move reply. The match state goes to the engine only where the play can depend on
+    it (a match's score, a money end mode other than backgammons: Engine.plays_by_state)."""
+    if fb.match_length or rules.end_mode != "backgammons":
+        st = state if state is not None else _state(fb, rules, opts)
+        if engine.plays_by_state(st):
+            play = engine.choose_play(pos, fb.dice, st)
+            return "" if play is None else play.notation
     play = engine.choose_play(pos, fb.dice)
     return "" if play is None else play.notation
 

@@ -376,7 +376,7 @@ class EnginePlayer:
     def play(self, pos: Position, dice: tuple[int, int], state: MatchState
              ) -> Play | None | Resign:
         """The engine's best play."""
-        chosen: Play | None = self.engine.choose_play(pos, dice)
+        chosen: Play | None = self.engine.choose_play(pos, dice, state)
         return chosen
 
     def respond_double(self, pos: Position, state: MatchState) -> TakeAnswer:
