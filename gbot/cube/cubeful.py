@@ -356,16 +356,22 @@ class _Model:
         self.money = ctx.is_money
         self.own_me: dict[int, PL] = {}
         self.own_opp: dict[int, PL] = {}
-        self.top = ctx.max_cube
         self._values: dict[int, float] = {}
         self._wins: dict[int, float] = {}
         self._losses: dict[int, float] = {}
-        if not self.money:
-            # From this cube on both sides are dead: any win or loss ends the match.
+        self.top = self.top_cube(ctx)
+
+    @staticmethod
+    def top_cube(ctx: CubeContext) -> int:
+        """The highest cube the model considers: the cap, or in a match the cube from which
+        both sides are dead (any win or loss ends the match)."""
+        top = ctx.max_cube
+        if not ctx.is_money:
             reach = 1
             while reach < max(ctx.away, ctx.opp_away):
                 reach *= 2
-            self.top = min(self.top, max(reach, ctx.cube))
+            top = min(top, max(reach, ctx.cube))
+        return top
 
     # Values of results, from the side on roll.
     def value(self, points: int) -> float:
@@ -527,7 +533,62 @@ def _cubeful_checked(probs: Probs, ctx: CubeContext) -> CubefulEquities:
 
 
 def _cubeful_model(probs: Probs, ctx: CubeContext) -> CubefulEquities:
-    """:func:`cubeful` by the level-by-level construction (any cap, money or match)."""
+    """:func:`cubeful` by the level-by-level construction (any cap, money or match), in the
+    kernel of :mod:`gbot.core.cubemodel` (the same figures as :func:`_cubeful_model_py`)."""
+    from gbot.core.cubemodel import cube_values
+
+    c = ctx.cube
+    can = ctx.can_double()
+    money = ctx.is_money
+    table = _NO_TABLE if money else _outcome_table(ctx)
+    top = _Model.top_cube(ctx)
+    out = np.empty(3, dtype=np.float64)
+    if cube_values(np.array(probs, dtype=np.float64), _MULTS[ctx.end_mode], money, ctx.away,
+                   ctx.opp_away, table, c, int(ctx.owner), top, ctx.cube_life,
+                   money and ctx.jacoby and ctx.owner == Owner.CENTRE,
+                   not money and ctx.away == 2 and ctx.opp_away == 2, can, out) != 0:
+        return _cubeful_model_py(probs, ctx)
+    nd_raw = float(out[0])
+    dt_raw, dp_raw = (float(out[1]), float(out[2])) if can else (float("nan"), float("nan"))
+    if money:
+        return CubefulEquities(nd=nd_raw / c, dt=dt_raw / c, dp=dp_raw / c, can_double=can)
+    win, lose = float(table[ctx.away - c, ctx.opp_away]) if ctx.away > c else 1.0, (
+        float(table[ctx.away, ctx.opp_away - c]) if ctx.opp_away > c else 0.0)
+    if win == lose:
+        # The match cannot change with this cube (should not happen in a live match).
+        raise CubeError(f"cube {c!r} decides nothing at {ctx.away!r}-away, {ctx.opp_away!r}-away")
+    return CubefulEquities(
+        nd=mwc_to_equity(nd_raw, win, lose), dt=mwc_to_equity(dt_raw, win, lose),
+        dp=mwc_to_equity(dp_raw, win, lose), nd_mwc=nd_raw, dt_mwc=dt_raw, dp_mwc=dp_raw,
+        can_double=can)
+
+
+_NO_TABLE = np.zeros((1, 1), dtype=np.float64)
+_MULTS = {mode: np.array(m, dtype=np.float64) for mode, m in END_MULTIPLIERS.items()}
+_TABLES: dict[tuple[int, int, int, bool], tuple[MatchEquityTable, Array]] = {}
+
+
+def _outcome_table(ctx: CubeContext) -> Array:
+    """``t[a, b]``: the winning chance ``a`` away against ``b`` away in ``ctx``'s table and
+    Crawford situation (``a``, ``b`` >= 1; the rest unused), kept per situation."""
+    met = ctx.table
+    pc = ctx.crawford or ctx.post_crawford
+    key = (id(met), ctx.away, ctx.opp_away, pc)
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is met:
+        return hit[1]
+    t = np.zeros((ctx.away + 1, ctx.opp_away + 1), dtype=np.float64)
+    for a in range(1, ctx.away + 1):
+        for b in range(1, ctx.opp_away + 1):
+            t[a, b] = met.mwc(a, b, post_crawford=pc)
+    if len(_TABLES) > 4096:
+        _TABLES.clear()
+    _TABLES[key] = (met, t)
+    return t
+
+
+def _cubeful_model_py(probs: Probs, ctx: CubeContext) -> CubefulEquities:
+    """:func:`_cubeful_model` in Python (the reference)."""
     m = _Model(probs, ctx)
     p = m.p
     x = ctx.cube_life
