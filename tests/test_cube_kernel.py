@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from gbot.cube.cubeful import (
@@ -74,4 +76,85 @@ def test_kernel_equals_python_model(seed: int) -> None:
             continue
         probs = _probs(rng)
         assert _outcome(_cubeful_model, probs, ctx) == _outcome(_cubeful_model_py, probs, ctx)
+        checked += 1
+
+
+# --- cube-aware checker play (gbot.cube.plays) against per-candidate decide() ---------------
+
+def _boards(rng: random.Random, n: int) -> list[npt.NDArray[np.int8]]:
+    """Positions of every class from seeded random play (side to move in each)."""
+    from gbot.core.board import START, flip_py
+    from gbot.core.movegen import legal_boards
+
+    out: list[npt.NDArray[np.int8]] = []
+    b = START.copy()
+    while len(out) < n:
+        res = legal_boards(b, rng.randint(1, 6), rng.randint(1, 6))
+        b = flip_py(res[rng.randrange(len(res))]) if len(res) else flip_py(b)
+        if (b > 0).sum() == 0 or (b < 0).sum() == 0:
+            b = START.copy()
+            continue
+        out.append(b)
+    return out
+
+
+def test_cube_lives_and_dead_values_equal_their_definitions() -> None:
+    from gbot.cube.cubeful import _Model
+    from gbot.cube.decision import board_cube_life
+    from gbot.cube.plays import cube_lives, dead_values
+
+    rng = random.Random(5)
+    boards = np.array(_boards(rng, 400))
+    assert cube_lives(boards).tolist() == [board_cube_life(b) for b in boards]
+    probs = [_probs(rng) for _ in range(400)]
+    for _ in range(60):
+        ctx = _context(rng)
+        if ctx is None:
+            continue
+        m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
+        c = ctx.cube
+        single = ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE
+        k = (1, 1, 1) if single else {"single": (1, 1, 1), "gammons": (1, 2, 2),
+                                      "backgammons": (1, 2, 3)}[ctx.end_mode]
+        want = []
+        for win, wg, wbg, lg, lbg in probs:
+            v = ((win - wg) * m.value(k[0] * c) + (wg - wbg) * m.value(k[1] * c)
+                 + wbg * m.value(k[2] * c) + (1.0 - win - lg) * m.value(-k[0] * c)
+                 + (lg - lbg) * m.value(-k[1] * c) + lbg * m.value(-k[2] * c))
+            want.append(v / c if ctx.is_money else v)
+        assert dead_values(probs, ctx).tolist() == want
+
+
+def test_best_play_index_equals_deciding_each_candidate() -> None:
+    from dataclasses import replace
+
+    from gbot.cube.decision import decide
+    from gbot.cube.plays import (
+        MATCH_KEEP,
+        MATCH_WINDOW,
+        best_play_index,
+        dead_values,
+        decision_value,
+    )
+
+    rng = random.Random(9)
+    checked = 0
+    while checked < 300:
+        ctx = _context(rng)
+        if ctx is None or (ctx.is_money and ctx.cube_cap == 0 and ctx.cube <= 1024):
+            continue                   # money without a cap: Janowski, tested elsewhere
+        n = rng.randint(2, 30)
+        probs = np.array([_probs(rng) for _ in range(n)])
+        lives = np.array([rng.choice([0.68, 0.6, 0.65]) for _ in range(n)])
+        dead = dead_values(probs, ctx)
+        order = np.argsort(dead, kind="stable")
+        keep = order[dead[order] <= dead[order[0]] + MATCH_WINDOW][:MATCH_KEEP]
+        want, best_value = int(keep[0]), np.inf
+        if keep.shape[0] > 1:
+            for i in sorted(int(k) for k in keep):
+                v = decision_value(decide(tuple(float(x) for x in probs[i]),  # type: ignore[arg-type]
+                                          replace(ctx, cube_life=float(lives[i]))))
+                if v < best_value - 1e-12:
+                    want, best_value = i, v
+        assert best_play_index(probs, lives, ctx) == want
         checked += 1

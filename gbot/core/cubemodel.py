@@ -371,3 +371,48 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
         out[1] = x * _at(opx[1], opy[1], opn[1], p) + (1.0 - x) * _at(dx, dy, 2, p)
         out[2] = _value(cube, money, away, opp_away, table)
     return 0
+
+
+@jit
+def cube_values_rows(probs: F64, lives: F64, mult: F64, money: bool, away: int, opp_away: int,
+                     table: F64, cube: int, owner: int, top: int, jacoby: bool, dead_nd: bool,
+                     can: bool, out: F64) -> int:
+    """:func:`cube_values` for each row of ``probs`` ``[k, 5]`` with cube life ``lives[i]``
+    into ``out[i]``; returns 0, or :data:`TOO_BIG` when any row needs the Python model."""
+    for i in range(probs.shape[0]):
+        code = cube_values(probs[i], mult, money, away, opp_away, table, cube, owner, top,
+                           lives[i], jacoby, dead_nd, can, out[i])
+        if code != 0:
+            return code
+    return 0
+
+
+@jit
+def _np_max(a: float, b: float) -> float:
+    """``numpy.maximum(a, b)``."""
+    return a if (a >= b or a != a) else b
+
+
+@jit
+def _np_min(a: float, b: float) -> float:
+    """``numpy.minimum(a, b)``."""
+    return a if (a <= b or a != a) else b
+
+
+@jit
+def dead_values_rows(probs: F64, values: F64, divisor: float, out: F64) -> None:
+    """``gbot.cube.plays.dead_values`` with the six outcome values ``values`` (win single,
+    gammon, backgammon, then the same lost) and ``divisor`` (the cube for money, else 1): the
+    same clipping and the same sums, row by row."""
+    for i in range(probs.shape[0]):
+        win = _np_min(_np_max(probs[i, 0], 0.0), 1.0)
+        wg = _np_min(_np_min(_np_max(probs[i, 1], 0.0), 1.0), win)
+        lg = _np_min(_np_min(_np_max(probs[i, 3], 0.0), 1.0), 1.0 - win)
+        wbg = _np_min(_np_min(_np_max(probs[i, 2], 0.0), 1.0), wg)
+        lbg = _np_min(_np_min(_np_max(probs[i, 4], 0.0), 1.0), lg)
+        v = (win - wg) * values[0] + (wg - wbg) * values[1]
+        v = v + wbg * values[2]
+        v = v + (1.0 - win - lg) * values[3]
+        v = v + (lg - lbg) * values[4]
+        v = v + lbg * values[5]
+        out[i] = v / divisor if divisor != 1.0 else v

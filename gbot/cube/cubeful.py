@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import enum
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -541,16 +541,41 @@ def _cubeful_model(probs: Probs, ctx: CubeContext) -> CubefulEquities:
     can = ctx.can_double()
     money = ctx.is_money
     table = _NO_TABLE if money else _outcome_table(ctx)
-    top = _Model.top_cube(ctx)
     out = np.empty(3, dtype=np.float64)
     if cube_values(np.array(probs, dtype=np.float64), _MULTS[ctx.end_mode], money, ctx.away,
-                   ctx.opp_away, table, c, int(ctx.owner), top, ctx.cube_life,
+                   ctx.opp_away, table, c, int(ctx.owner), _Model.top_cube(ctx), ctx.cube_life,
                    money and ctx.jacoby and ctx.owner == Owner.CENTRE,
                    not money and ctx.away == 2 and ctx.opp_away == 2, can, out) != 0:
         return _cubeful_model_py(probs, ctx)
+    return _from_raw(out, ctx, can, table)
+
+
+def _cubeful_model_many(rows: list[Probs], lives: list[float], ctx: CubeContext
+                        ) -> list[CubefulEquities]:
+    """``_cubeful_model(rows[i], replace(ctx, cube_life=lives[i]))`` for every row (checked
+    probabilities), in one kernel call."""
+    from gbot.core.cubemodel import cube_values_rows
+
+    can = ctx.can_double()
+    money = ctx.is_money
+    table = _NO_TABLE if money else _outcome_table(ctx)
+    out = np.empty((len(rows), 3), dtype=np.float64)
+    if cube_values_rows(np.array(rows, dtype=np.float64).reshape(-1, 5),
+                        np.array(lives, dtype=np.float64), _MULTS[ctx.end_mode], money,
+                        ctx.away, ctx.opp_away, table, ctx.cube, int(ctx.owner),
+                        _Model.top_cube(ctx), money and ctx.jacoby and ctx.owner == Owner.CENTRE,
+                        not money and ctx.away == 2 and ctx.opp_away == 2, can, out) != 0:
+        return [_cubeful_model_py(r, replace(ctx, cube_life=x))
+                for r, x in zip(rows, lives, strict=True)]
+    return [_from_raw(o, ctx, can, table) for o in out]
+
+
+def _from_raw(out: Array, ctx: CubeContext, can: bool, table: Array) -> CubefulEquities:
+    """The equities of the model's raw no double, double/take, double/pass values."""
+    c = ctx.cube
     nd_raw = float(out[0])
     dt_raw, dp_raw = (float(out[1]), float(out[2])) if can else (float("nan"), float("nan"))
-    if money:
+    if ctx.is_money:
         return CubefulEquities(nd=nd_raw / c, dt=dt_raw / c, dp=dp_raw / c, can_double=can)
     win, lose = float(table[ctx.away - c, ctx.opp_away]) if ctx.away > c else 1.0, (
         float(table[ctx.away, ctx.opp_away - c]) if ctx.opp_away > c else 0.0)

@@ -33,10 +33,14 @@ from gbot.cube.cubeful import (
     RACE_LIFE_MIN,
     RACE_LIFE_PER_PIP,
     CubeContext,
+    CubefulEquities,
     Owner,
+    Probs,
+    _cubeful_model_many,
     _Model,
+    check_probs,
 )
-from gbot.cube.decision import CubeDecision, decide
+from gbot.cube.decision import CubeDecision, decide_from_equities
 
 __all__ = ["MATCH_KEEP", "MATCH_WINDOW", "best_play_index", "cube_lives", "dead_values",
            "decision_value", "money_values"]
@@ -64,20 +68,16 @@ def decision_value(d: CubeDecision) -> float:
 def cube_lives(boards: npt.ArrayLike) -> Array:
     """gnubg's cube life of each board ``int8[n, 26]`` seen by its side on roll (the figures of
     :func:`gbot.cube.decision.board_cube_life`, for many boards at once)."""
-    from gbot.core import classify as cls
+    from gbot.core import facts
 
     b = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
-    kinds = cls.classify_many(b)
-    wide = b.astype(np.int64)
-    pips = (np.clip(wide[:, 1:25], 0, None) * _POINTS).sum(axis=1) + 25 * wide[:, 25]
-    race = np.clip(RACE_LIFE_BASE + RACE_LIFE_PER_PIP * pips, RACE_LIFE_MIN, RACE_LIFE_MAX)
-    out: Array = np.where(kinds == cls.RACE, race,
-                          np.where((kinds == cls.BEAROFF) | (kinds == cls.OVER), BEAROFF_LIFE,
-                                   np.where(kinds == cls.CRASHED, CRASHED_LIFE, CONTACT_LIFE)))
+    out: Array = np.empty(b.shape[0], dtype=np.float64)
+    facts.cube_lives(b, _LIVES, out)
     return out
 
 
-_POINTS = np.arange(1, 25, dtype=np.int64)
+_LIVES = np.array([CONTACT_LIFE, CRASHED_LIFE, BEAROFF_LIFE, RACE_LIFE_BASE, RACE_LIFE_PER_PIP,
+                   RACE_LIFE_MIN, RACE_LIFE_MAX], dtype=np.float64)
 
 
 def _columns(probs: npt.ArrayLike) -> tuple[Array, Array, Array, Array, Array]:
@@ -170,16 +170,19 @@ def _money_value(row: list[float], x: float, mult: tuple[int, int, int], jacoby:
 def dead_values(probs: npt.ArrayLike, ctx: CubeContext) -> Array:
     """Value for the side on roll of each row of ``probs`` with the cube left where it is
     (no more cube action): money points per unit cube, or the match-winning chance."""
-    win, wg, wbg, lg, lbg = _columns(probs)
+    from gbot.core.cubemodel import dead_values_rows
+
+    p = np.ascontiguousarray(probs, dtype=np.float64).reshape(-1, 5)
     m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
     c = ctx.cube
     mult = END_MULTIPLIERS[ctx.end_mode]
     single = ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE
     k1, k2, k3 = (1, 1, 1) if single else mult
-    value = ((win - wg) * m.value(k1 * c) + (wg - wbg) * m.value(k2 * c)
-             + wbg * m.value(k3 * c) + (1.0 - win - lg) * m.value(-k1 * c)
-             + (lg - lbg) * m.value(-k2 * c) + lbg * m.value(-k3 * c))
-    out: Array = np.asarray(value / c if ctx.is_money else value, dtype=np.float64)
+    values = np.array([m.value(k1 * c), m.value(k2 * c), m.value(k3 * c), m.value(-k1 * c),
+                       m.value(-k2 * c), m.value(-k3 * c)], dtype=np.float64)
+    out: Array = np.empty(p.shape[0], dtype=np.float64)
+    # the columns clipped as _columns clips them, the same sums (gbot.core.cubemodel)
+    dead_values_rows(p, values, float(c) if ctx.is_money else 1.0, out)
     return out
 
 
@@ -203,17 +206,36 @@ def best_play_index(probs: npt.ArrayLike, lives: npt.ArrayLike, ctx: CubeContext
         return int(keep[0])
     contexts: dict[float, CubeContext] = {}
     best, best_value = int(keep[0]), np.inf
-    for i in sorted(int(k) for k in keep):
-        x = float(life[i])
-        cx = contexts.get(x)
-        if cx is None:
-            cx = contexts[x] = _with_life(ctx, x)
-        row = p[i]
-        v = decision_value(decide((float(row[0]), float(row[1]), float(row[2]),
-                                   float(row[3]), float(row[4])), cx))
+    kept = sorted(int(k) for k in keep)
+    rows = [check_probs((float(p[i, 0]), float(p[i, 1]), float(p[i, 2]), float(p[i, 3]),
+                         float(p[i, 4]))) for i in kept]
+    lives_kept = [float(life[i]) for i in kept]
+    # decide() of each row, the cube model run for all of them in one call
+    for i, row, x, e in zip(kept, rows, lives_kept,
+                            _cubeful_model_many(rows, lives_kept, ctx), strict=True):
+        v = _match_value(e, row)
+        if v is None:
+            cx = contexts.get(x)
+            if cx is None:
+                cx = contexts[x] = _with_life(ctx, x)
+            v = decision_value(decide_from_equities(e, cx, row))
         if v < best_value - 1e-12:
             best, best_value = i, v
     return best
+
+
+def _match_value(e: CubefulEquities, probs: Probs) -> float | None:
+    """``decision_value(decide_from_equities(e, ctx, probs))`` for a match context, without
+    building the decision (None where that would not be a match decision)."""
+    if e.nd_mwc != e.nd_mwc:          # money figures: no winning chances
+        return None
+    if not e.can_double:
+        return float(e.nd_mwc)
+    nd, dt, dp = e.nd, e.dt, e.dp
+    too_good = nd > dp + 1e-9 and probs[1] > 0.0
+    if dt > dp:                       # pass
+        return float(e.nd_mwc) if too_good else float(e.dp_mwc)
+    return float(e.dt_mwc) if dt > nd else float(e.nd_mwc)
 
 
 def _with_life(ctx: CubeContext, x: float) -> CubeContext:
