@@ -3,10 +3,11 @@
 :func:`answer_board` takes a bare ``board:`` line (ASCII, no options) and answers the two
 questions that make up most of a match when the answer needs no match-state reasoning:
 
-* a move in money play, ranked by cubeless equity: the 0-ply best play
-  (:func:`gbot.core.bestplay.best_static`) and its text
-  (:func:`gbot.core.notation.format_steps_into`); without contact only when
-  ``cubeless_plays`` (the engine ranks plays there by the cube model otherwise);
+* a move in money play when the engine ranks plays by cubeless equity (``cubeless_plays``):
+  the 0-ply best play (:func:`gbot.core.bestplay.best_static`) and its text
+  (:func:`gbot.core.notation.format_steps_into`); a move in match play is handed to
+  :func:`match_play` (:data:`NEED_MATCH`), which ranks the plays as
+  :func:`gbot.cube.plays.best_play_index` does;
 * double or roll, when the side on roll may not double (cube rules) or, before the Crawford
   game and in money play, its 0-ply winning chance is below the engine's no-double
   threshold: ``roll``; in money play without a cube cap, ``double`` or ``roll`` by Janowski's
@@ -27,10 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
-from gbot.core.bestplay import best_static, static_values
+from gbot.core.bestplay import best_static, static_fill, static_values
 from gbot.core.boardline import CENTRE, OPPONENT, read_gnubg_numbers
 from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
-from gbot.core.facts import checkers_left, class_and_pips, contact
+from gbot.core.cubemodel import cube_values, dead_values_rows
+from gbot.core.expand import classify_child, flip_into
+from gbot.core.facts import checkers_left, class_and_pips, contact, cube_lives
+from gbot.core.movegen import generate
 from gbot.core.notation import format_steps_into
 
 F32 = npt.NDArray[np.float32]
@@ -47,6 +51,8 @@ ROLL = 2
 """The reply is ``roll``."""
 DOUBLE = 3
 """The reply is ``double``."""
+NEED_MATCH = 4
+"""A move in match play: answer it with :func:`match_play` (``fields`` are valid)."""
 
 # the ``cube`` argument: :mod:`gbot.cube.cubeful`'s numbers and the rules' cube switches
 CONTACT_LIFE = 0
@@ -120,8 +126,10 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
     d2 = fields[27]
     length = fields[35]
     if d1 != 0:
-        if length != 0 or (win >= 0.0 and not cubeless_plays):
-            return FALLBACK                   # plays ranked with the match state
+        if length != 0:
+            return NEED_MATCH                 # plays ranked with the match state
+        if not cubeless_plays:
+            return FALLBACK                   # plays ranked with the money end mode
         code = best_static(board, d1, d2, caucasian, bearoff, children, probs, kinds, counts,
                            mover, eqs, rows, values, w_out, w_steps, table, hashes, state,
                            path, marks, keys, esc, class_net, w1m, b1, w2t, b2, activation,
@@ -235,3 +243,128 @@ def _money_doubles(p: F64, cls: int, pips: int, owner: int, value: int, cube: F6
         return 0 if too_good else 1          # too good to double / double, pass
     got = 2.0 * dt if cube[BEAVERS] != 0.0 and dt < 0.0 else dt
     return 1 if got > nd else 0
+
+
+@jit
+def _check_probs(p: F64, out: F64) -> bool:
+    """:func:`gbot.cube.cubeful.check_probs` into ``out``; False where it raises."""
+    win, wg, wbg, lg, lbg = p[0], p[1], p[2], p[3], p[4]
+    eps = 1e-6
+    if not (-eps <= wbg <= wg + eps <= win + 2 * eps <= 1 + 3 * eps
+            and -eps <= lbg <= lg + eps <= 1 - win + 2 * eps):
+        return False
+    win = _pmin(_pmax(win, 0.0), 1.0)
+    wg = _pmin(_pmin(_pmax(wg, 0.0), 1.0), win)
+    lg = _pmin(_pmin(_pmax(lg, 0.0), 1.0), 1.0 - win)
+    out[0] = win
+    out[1] = wg
+    out[2] = _pmin(_pmin(_pmax(wbg, 0.0), 1.0), wg)
+    out[3] = lg
+    out[4] = _pmin(_pmin(_pmax(lbg, 0.0), 1.0), lg)
+    return True
+
+
+@jit
+def _pmin(a: float, b: float) -> float:
+    return b if b < a else a
+
+
+@jit
+def _pmax(a: float, b: float) -> float:
+    return b if b > a else a
+
+
+@jit
+def _emg(mwc: float, win: float, lose: float) -> float:
+    """:func:`gbot.cube.met.mwc_to_equity`."""
+    return (2.0 * mwc - win - lose) / (win - lose)
+
+
+@jit
+def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs: F64,
+               kinds: I8, counts: I64, rows: I8, values: F32, w_out: I8, w_steps: I8,
+               table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
+               keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
+               activation: int, dist: F32, gdist: F32, two: F32, binom: I64, lives: F64,
+               mult: F64, met: F64, away: int, opp_away: int, cube: int, owner: int, top: int,
+               dead_nd: bool, can: bool, outcomes: F64, win_mwc: float, lose_mwc: float,
+               window: float, keep: int, reply: U8, info: I64) -> int:
+    """The move of the line read into ``fields`` (match play), ranked as
+    :meth:`gbot.engine.Engine.choose_play` ranks it with the match state: by what the
+    opponent, on roll after each play, gets with its right cube action
+    (:func:`gbot.cube.plays.best_play_index`: the plays whose dead-cube value
+    (:func:`gbot.core.cubemodel.dead_values_rows` with ``outcomes``) is within ``window`` of
+    the best, at most ``keep``, valued by the cube model). The arguments after ``lives`` (the
+    cube lives, as :func:`gbot.core.facts.cube_lives` takes them) describe the opponent's
+    cube situation as :func:`gbot.core.cubemodel.cube_values` takes it, ``win_mwc`` and
+    ``lose_mwc`` its match chances after winning or losing the cube. Returns :data:`MOVE`
+    (text in ``reply``, ``info[0]`` bytes) or :data:`FALLBACK`."""
+    board = np.empty(26, dtype=np.int8)
+    for i in range(26):
+        board[i] = fields[i]
+    n = generate(board, fields[26], fields[27], caucasian, w_out, w_steps, table, hashes,
+                 state, path, marks, keys)
+    if state[2] != 0 or n > children.shape[0]:
+        return FALLBACK
+    info[0] = 0
+    if n == 0:
+        return MOVE
+    best = 0
+    if n > 1:
+        counts[0] = 0
+        counts[1] = 0
+        for i in range(n):
+            flip_into(w_out[i], children[i])
+            classify_child(children[i], bearoff, probs, kinds, i, counts)
+        if static_fill(children, n, kinds, counts, probs, rows, values, esc, class_net, w1m,
+                       b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
+            return FALLBACK
+        life = np.empty(n, dtype=np.float64)
+        cube_lives(children[:n], lives, life)
+        dead = np.empty(n, dtype=np.float64)
+        dead_values_rows(probs[:n], outcomes, 1.0, dead)
+        order = np.empty(n, dtype=np.int64)          # stable sort by dead value
+        for i in range(n):
+            j = i
+            while j > 0 and dead[order[j - 1]] > dead[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+        bound = dead[order[0]] + window
+        kept = np.empty(keep, dtype=np.int64)
+        m = 0
+        for i in range(n):
+            if m < keep and dead[order[i]] <= bound:
+                kept[m] = order[i]
+                m += 1
+        best = kept[0]
+        if m > 1:
+            kept[:m].sort()
+            checked = np.empty(5, dtype=np.float64)
+            raw = np.empty(3, dtype=np.float64)
+            best_value = np.inf
+            for t in range(m):
+                i = kept[t]
+                if not _check_probs(probs[i], checked):
+                    return FALLBACK
+                if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top,
+                               life[i], False, dead_nd, can, raw) != 0:
+                    return FALLBACK
+                if win_mwc == lose_mwc or raw[0] != raw[0]:
+                    return FALLBACK
+                if not can:
+                    v = raw[0]
+                else:
+                    nd = _emg(raw[0], win_mwc, lose_mwc)
+                    dt = _emg(raw[1], win_mwc, lose_mwc)
+                    dp = _emg(raw[2], win_mwc, lose_mwc)
+                    too_good = nd > dp + 1e-9 and checked[1] > 0.0
+                    if dt > dp:
+                        v = raw[0] if too_good else raw[2]
+                    else:
+                        v = raw[1] if dt > nd else raw[0]
+                if v < best_value - 1e-12:
+                    best = i
+                    best_value = v
+    info[0] = format_steps_into(board, w_steps[best], reply)
+    return MOVE

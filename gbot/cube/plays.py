@@ -19,6 +19,8 @@ equity per unit of the current cube, or its match-winning chance).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -242,3 +244,34 @@ def _with_life(ctx: CubeContext, x: float) -> CubeContext:
     from dataclasses import replace
 
     return replace(ctx, cube_life=x)
+
+
+_KERNEL_PARAMS: dict[CubeContext, tuple[Any, ...]] = {}
+
+
+def kernel_params(ctx: CubeContext) -> tuple[Any, ...]:
+    """What :func:`gbot.core.answer.match_play` takes after the network and table arrays to
+    rank plays as :func:`best_play_index` does for the opponent's cube situation ``ctx``
+    (match play): cube lives, end multipliers, outcome table, aways, cube, owner, top cube,
+    2-away 2-away rule, whether the opponent may double, dead-cube outcome values, its match
+    chances after winning and losing the cube, the window and the number kept."""
+    hit = _KERNEL_PARAMS.get(ctx)
+    if hit is not None:
+        return hit
+    from gbot.cube.cubeful import _MULTS, _outcome_table
+
+    m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
+    c = ctx.cube
+    k1, k2, k3 = END_MULTIPLIERS[ctx.end_mode]
+    outcomes = np.array([m.value(k1 * c), m.value(k2 * c), m.value(k3 * c), m.value(-k1 * c),
+                         m.value(-k2 * c), m.value(-k3 * c)], dtype=np.float64)
+    table = _outcome_table(ctx)
+    win = float(table[ctx.away - c, ctx.opp_away]) if ctx.away > c else 1.0
+    lose = float(table[ctx.away, ctx.opp_away - c]) if ctx.opp_away > c else 0.0
+    params = (_LIVES, _MULTS[ctx.end_mode], table, ctx.away, ctx.opp_away, c, int(ctx.owner),
+              _Model.top_cube(ctx), ctx.away == 2 and ctx.opp_away == 2, ctx.can_double(),
+              outcomes, win, lose, MATCH_WINDOW, MATCH_KEEP)
+    if len(_KERNEL_PARAMS) > 4096:
+        _KERNEL_PARAMS.clear()
+    _KERNEL_PARAMS[ctx] = params
+    return params

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -136,6 +136,10 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
     if code == _FALLBACK:
         return None
     _track_score(session, (int(s.fields[33]), int(s.fields[34])))
+    if code == _NEED_MATCH:             # a match's move: ranked with the opponent's cube
+        code = _match_play(session.engine, ev, s, fast, caucasian, bearoff)
+        if code == _FALLBACK:
+            return None
     if code == _ROLL:
         return "roll"
     if code == _DOUBLE:
@@ -147,6 +151,47 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
 _FALLBACK = 0
 _ROLL = 2
 _DOUBLE = 3
+_NEED_MATCH = 4
+
+
+def _match_play(engine: Engine, ev: Evaluator, s: Any, fast: Any,
+                caucasian: bool, bearoff: bool) -> int:
+    """:func:`gbot.core.answer.match_play` for the line in ``s.fields``: the opponent's cube
+    situation after my play, as :meth:`gbot.engine.Engine.choose_play` builds it."""
+    from gbot.core import answer as _an
+    from gbot.core import movegen as _mg
+    from gbot.cube.cubeful import Owner
+    from gbot.cube.decision import context_from_state
+    from gbot.cube.plays import kernel_params
+
+    f = s.fields
+    n, me, them = int(f[35]), int(f[33]), int(f[34])
+    r = engine.rules
+    owner = (-1, 1, 0)[int(f[29])]      # MatchState numbering, me as player 1
+    st = _SimpleState(n, (them, me), int(f[28]), owner, f[36] != 0, r)
+    mine = context_from_state(st)     # type: ignore[arg-type]
+    flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
+    theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
+    ws = s.ws
+    tail: tuple[Any, ...] = (*fast, *kernel_params(theirs), s.reply, s.info)
+    code: int = _an.match_play(f, caucasian, bearoff, s.children, s.probs, s.kinds, s.counts,
+                               s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
+                               ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
+    return code
+
+
+@dataclass(frozen=True)
+class _SimpleState:
+    """The fields of a match state that :func:`gbot.cube.decision.context_from_state` reads,
+    for me (player 1) on roll."""
+
+    match_length: int
+    score: tuple[int, int]
+    cube_value: int
+    cube_owner: int
+    crawford: bool
+    rules: Rules
+    player_on_roll: int = 1
 _Head = tuple[bool, bool, bool, int, float, float, bool, npt.NDArray[np.float64]]
 _Kit = tuple["Evaluator", Callable[..., int], npt.NDArray[np.int64], _Head]
 
@@ -174,7 +219,8 @@ def _fast_kit(engine: Engine) -> _Kit | None:
     from gbot.engine import NO_DOUBLE_BELOW, NO_RESIGN_ABOVE, Engine
     from gbot.eval.evaluator import Evaluator
 
-    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE) == (_FALLBACK, _ROLL, _DOUBLE)
+    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE, _an.NEED_MATCH) == (
+        _FALLBACK, _ROLL, _DOUBLE, _NEED_MATCH)
     ev = engine.evaluator
     r = engine.rules
     kit = None
@@ -196,16 +242,19 @@ def _fast_kit(engine: Engine) -> _Kit | None:
 
 
 def warm(engine: Engine) -> None:
-    """Answer a move, a cube question and a bear-off with ``engine`` (a throwaway session):
-    every kernel of the common questions loaded, and the bear-off tables, before play."""
+    """Answer moves, cube questions and a bear-off, in money and match play, with ``engine``
+    (a throwaway session): every kernel of the common questions loaded, and the bear-off
+    tables, before play."""
     from gbot.position import Position
 
-    for pid, dice in (("4HPwATDgc/ABMA", (3, 1)), ("4HPwATDgc/ABMA", (0, 0)),
-                      ("NwAAwB0AAAAAAA", (3, 1)), ("NwAAwB0AAAAAAA", (3, 1))):
+    for pid, dice, length in (("4HPwATDgc/ABMA", (3, 1), 0), ("4HPwATDgc/ABMA", (0, 0), 0),
+                              ("NwAAwB0AAAAAAA", (3, 1), 0), ("NwAAwB0AAAAAAA", (3, 1), 0),
+                              ("4HPwATDgc/ABMA", (6, 4), 5), ("4HPwATDgc/ABMA", (0, 0), 5),
+                              ("sHPwATDgc/ABMA", (0, 0), 5)):
         points = tuple(int(v) for v in Position.from_id(pid).board)
         fb = FibsBoard(points=points, dice=dice, cube_value=1, cube_owner="centre",
                        may_double=(True, True), double_pending=False, score=(0, 0),
-                       match_length=0, crawford_game=False, post_crawford=False,
+                       match_length=length, crawford_game=False, post_crawford=False,
                        names=("gbot", "warm"))
         handle_line(Session(engine), fb.line())
 
