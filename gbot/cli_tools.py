@@ -231,4 +231,10 @@ def bench(pairs: int, seed: int) -> None:
     sys.stdout.flush()
 
 
-COMMANDS = [hint, evaluate, play, bench]
+def _train_group() -> click.Command:
+    from gbot.train.cli import cli as train_cli
+
+    return train_cli
+
+
+COMMANDS = [hint, evaluate, play, bench, _train_group()]

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Train gbot's networks, reproducibly: every stage is a subcommand with seeds and checkpoints.
+
+Stages (each resumable; large outputs go under ``runs/``):
+
+  prepare     convert the shared gnubg2ply CSV parts into train/val/held-out ``.npz`` sets
+  td          TD(lambda) self-play bootstrap in numba (a starting point for the contact net)
+  selfplay    positions from our own play with exploration (for labelling)
+  label       label positions with gnubg-nn at 0/1/2 ply (training time only; resumable)
+  supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
+
+Run as ``gbot train STAGE`` or ``python3 scripts/train.py STAGE`` from the repository root
+(the shared gnubg2ply data is read from ``../shared``). Typical run (the shipped weights; see
+gbot/weights/README.md for the exact commands):
+
+  python3 scripts/train.py prepare
+  python3 scripts/train.py supervised --data runs/data/g2_train.npz --out gbot/weights/nets.npz
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+ROOT = Path.cwd()
+
+SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
+RUNS = ROOT / "runs"
+
+
+def _log_to(path: Path):  # type: ignore[no-untyped-def]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fh = open(path, "a", encoding="utf-8")
+
+    def log(msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        click.echo(line)
+        fh.write(line + "\n")
+        fh.flush()
+    return log
+
+
+@click.group(name="train")
+def cli() -> None:
+    """Training pipeline for gbot's networks (stages: prepare, td, selfplay, label,
+    supervised); run from a checkout beside ../shared, outputs under ./runs."""
+
+
+@cli.command()
+@click.option("--src", type=click.Path(path_type=Path), default=SHARED, show_default=True)
+@click.option("--dst", type=click.Path(path_type=Path), default=RUNS / "data", show_default=True)
+def prepare(src: Path, dst: Path) -> None:
+    """gnubg2ply parts 000-017 -> train, 018 -> val, 019 -> held-out (never trained on)."""
+    from gbot.train import data as D
+    parts = D.gnubg2ply_parts(src)
+    if len(parts) < 20:
+        raise click.ClickException(f"expected 20 gnubg2ply parts in {src}, found {len(parts)}")
+    dst.mkdir(parents=True, exist_ok=True)
+    for name, sel in (("g2_train", parts[:18]), ("g2_val", parts[18:19]),
+                      ("g2_heldout", parts[19:])):
+        b, p = D.read_csv(sel)
+        D.save_npz(dst / f"{name}.npz", b, p)
+        click.echo(f"{name}: {b.shape[0]} positions")
+
+
+@cli.command()
+@click.option("--games", default=20000, show_default=True)
+@click.option("--hidden", default=128, show_default=True)
+@click.option("--seed", default=11, show_default=True)
+@click.option("--alpha", default=0.1, show_default=True)
+@click.option("--lam", default=0.7, show_default=True)
+@click.option("--eps", default=0.02, show_default=True, help="share of random moves")
+@click.option("--checkpoint", type=click.Path(path_type=Path), default=RUNS / "td" / "td.npz",
+              show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=RUNS / "td" / "nets_td.npz",
+              show_default=True)
+def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
+       checkpoint: Path, out: Path) -> None:
+    """TD(lambda) self-play bootstrap (numba); resumable from its checkpoint."""
+    from gbot.train import td as T
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    nets = T.run(checkpoint, games, hidden, seed, alpha, lam, eps,
+                 log=_log_to(checkpoint.parent / "log.txt"))
+    nets.save(out)
+    click.echo(f"wrote {out}")
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path), default=RUNS / "selfplay" / "g0",
+              show_default=True)
+@click.option("--games", default=4000, show_default=True)
+@click.option("--seed", default=7, show_default=True)
+@click.option("--policy", type=click.Choice(["gnubg", "gbot"]), default="gnubg",
+              show_default=True)
+@click.option("--eps", default=0.1, show_default=True, help="share of random plays")
+@click.option("--chunk-games", default=200, show_default=True)
+@click.option("--weights", type=click.Path(path_type=Path), default=None)
+def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
+             weights: Path | None) -> None:
+    """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
+    from gbot.train import selfplay as S
+    S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"))
+
+
+@cli.command()
+@click.option("--src", type=click.Path(path_type=Path), required=True,
+              help="a selfplay folder (positions to choose from)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--plies", default=1, show_default=True)
+@click.option("--limit", default=300000, show_default=True, help="positions to label")
+@click.option("--played-share", default=0.5, show_default=True,
+              help="share of positions taken from played moves (the rest: other candidates)")
+@click.option("--seed", default=3, show_default=True)
+def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
+          seed: int) -> None:
+    """Label positions from our own play with gnubg-nn at --plies (resumable)."""
+    from gbot.train import label as L
+    from gbot.train import selfplay as S
+    log = _log_to(out / "log.txt")
+    if not (out / "positions.npz").exists():
+        bp, _ = S.load(src, played_only=True)
+        ba, _ = S.load(src)
+        rng = np.random.default_rng(seed)
+        n_p = min(bp.shape[0], int(limit * played_share))
+        pick = np.concatenate([bp[rng.permutation(bp.shape[0])[:n_p]],
+                               ba[rng.permutation(ba.shape[0])[:limit - n_p]]])
+        n = L.prepare(out, pick, limit, seed)
+        log(f"chose {n} positions from {src}")
+    L.run(out, plies, log=log)
+
+
+@cli.command()
+@click.option("--data", "data_paths", multiple=True, type=click.Path(path_type=Path),
+              default=[RUNS / "data" / "g2_train.npz"], show_default=True)
+@click.option("--weight", "data_weights", multiple=True, type=float,
+              help="repeat count per --data set (default 1 each)")
+@click.option("--val", type=click.Path(path_type=Path), default=RUNS / "data" / "g2_val.npz",
+              show_default=True)
+@click.option("--hidden", default=128, show_default=True)
+@click.option("--epochs", default=60, show_default=True)
+@click.option("--activation", default="sigmoid", show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--init", type=click.Path(path_type=Path), default=None,
+              help="start from these weights (.npz)")
+@click.option("--workdir", type=click.Path(path_type=Path), default=RUNS / "supervised",
+              show_default=True, help="checkpoints (resume by rerunning the same command)")
+@click.option("--out", type=click.Path(path_type=Path), default=RUNS / "nets.npz",
+              show_default=True)
+def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
+               hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
+               workdir: Path, out: Path) -> None:
+    """Fit the three networks and write the weights file."""
+    from gbot.eval.net import Networks
+    from gbot.train import data as D
+    from gbot.train.supervised import default_configs, train_networks
+    log = _log_to(workdir / "log.txt")
+    boards, probs = [], []
+    weights = list(data_weights) or [1.0] * len(data_paths)
+    for path, w in zip(data_paths, weights, strict=True):
+        if path.is_dir() and (path / "positions.npz").exists():
+            from gbot.train.label import load as load_labels
+            b, p = load_labels(path)
+        elif path.is_dir():
+            from gbot.train.selfplay import load
+            b, p = D.dedupe(*load(path))
+        else:
+            b, p = D.load_npz(path)
+        reps = max(1, int(round(w)))
+        log(f"data {path}: {b.shape[0]} positions x{reps}")
+        boards += [b] * reps
+        probs += [p] * reps
+    vb, vp = D.load_npz(val)
+    configs = default_configs(hidden, epochs, seed, activation)
+    nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
+                                  configs, workdir,
+                                  init=Networks.load(init) if init else None, log=log)
+    nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
+                            "val": str(val), "hidden": hidden, "epochs": epochs,
+                            "seed": seed, "report": report})
+    log(f"wrote {out}: {json.dumps(report)}")
+
+
+if __name__ == "__main__":
+    cli()
