@@ -10,7 +10,8 @@ questions that make up most of a match when the answer needs no match-state reas
   :func:`gbot.cube.plays.best_play_index` does;
 * double or roll, when the side on roll may not double (cube rules) or, before the Crawford
   game and in money play, its 0-ply winning chance is below the engine's no-double
-  threshold: ``roll``; in money play without a cube cap, ``double`` or ``roll`` by Janowski's
+  threshold: ``roll``; in match play the cube model decides (:func:`match_cube`, a second
+  call); in money play without a cube cap, ``double`` or ``roll`` by Janowski's
   closed forms and the double/take/pass rules, as :func:`gbot.cube.cubeful.cubeful` and
   :func:`gbot.cube.decision.decide_from_equities` decide (:func:`_money_doubles`, the same
   arithmetic in the same order; ``cube`` holds the numbers of :mod:`gbot.cube.cubeful`);
@@ -53,6 +54,9 @@ DOUBLE = 3
 """The reply is ``double``."""
 NEED_MATCH = 4
 """A move in match play: answer it with :func:`match_play` (``fields`` are valid)."""
+NEED_CUBE = 5
+"""Double or roll in match play, the cube model to ask: :func:`match_cube` (``fields`` and
+``probs[0]``, the position's 0-ply probabilities, are valid)."""
 
 # the ``cube`` argument: :mod:`gbot.cube.cubeful`'s numbers and the rules' cube switches
 CONTACT_LIFE = 0
@@ -144,21 +148,23 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
     if (not cube_enabled or (length > 0 and crawford) or fields[29] == OPPONENT
             or fields[28] * 2 > max_cube):
         return ROLL                           # the cube is not mine to turn
-    if length > 0 and not crawford and (fields[33] == length - 1 or fields[34] == length - 1):
-        return FALLBACK                       # post-Crawford: the free double
+    post = length > 0 and not crawford and (fields[33] == length - 1
+                                            or fields[34] == length - 1)
     if win < 0.0:
         one[0, :] = board
         if static_values(one, bearoff, probs, kinds, counts, rows, values, esc, class_net,
                          w1m, b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
             return FALLBACK
         win = probs[0, 0]
-    if win < no_double_below:
+    if win < no_double_below and not post:   # (after the Crawford game: the free double)
         return ROLL
-    if length != 0 or cube[CUBE_CAP] != 0.0 or fields[28] > 1024:
-        return FALLBACK                       # match play or a capped cube: the cube model
     cls, pips = class_and_pips(board)
     if cls == BEAROFF or cls == OVER:
         return FALLBACK                       # bear-offs may get a look-ahead decision
+    if length != 0:
+        return NEED_CUBE                      # match play: the cube model, match_cube()
+    if cube[CUBE_CAP] != 0.0 or fields[28] > 1024:
+        return FALLBACK                       # a capped cube: the cube model
     verdict = _money_doubles(probs[0], cls, pips, fields[29], fields[28], cube)
     if verdict < 0:
         return FALLBACK
@@ -368,3 +374,46 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
                     best_value = v
     info[0] = format_steps_into(board, w_steps[best], reply)
     return MOVE
+
+
+@jit
+def match_cube(fields: I64, p: F64, lives: F64, mult: F64, met: F64, away: int,
+               opp_away: int, cube: int, owner: int, top: int, dead_nd: bool, can: bool,
+               win_mwc: float, lose_mwc: float) -> int:
+    """Double or roll for the line read into ``fields`` (match play, the side on roll may
+    double), from its 0-ply probabilities ``p``, as :meth:`gbot.engine.Engine.cube_action`
+    decides with the cube model (:func:`gbot.cube.decision.decide`): :data:`DOUBLE`,
+    :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general path reports).
+    The arguments after ``lives`` are the side on roll's cube situation as
+    :func:`gbot.core.cubemodel.cube_values` takes it; ``win_mwc``/``lose_mwc`` its match
+    chances after winning or losing the cube."""
+    board = np.empty(26, dtype=np.int8)
+    for i in range(26):
+        board[i] = fields[i]
+    cls, pips = class_and_pips(board)
+    if cls == RACE:
+        life = min(max(lives[3] + lives[4] * pips, lives[5]), lives[6])
+    elif cls == CRASHED:
+        life = lives[1]
+    elif cls == BEAROFF or cls == OVER:
+        return FALLBACK
+    else:
+        life = lives[0]
+    checked = np.empty(5, dtype=np.float64)
+    if not _check_probs(p, checked):
+        return FALLBACK
+    raw = np.empty(3, dtype=np.float64)
+    if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top, life, False,
+                   dead_nd, can, raw) != 0:
+        return FALLBACK
+    if win_mwc == lose_mwc:
+        return FALLBACK
+    if not can:
+        return ROLL
+    nd = _emg(raw[0], win_mwc, lose_mwc)
+    dt = _emg(raw[1], win_mwc, lose_mwc)
+    dp = _emg(raw[2], win_mwc, lose_mwc)
+    too_good = nd > dp + 1e-9 and checked[1] > 0.0
+    if dt > dp:                               # the double would be passed
+        return ROLL if too_good else DOUBLE
+    return DOUBLE if dt > nd else ROLL

@@ -140,6 +140,10 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
         code = _match_play(session.engine, ev, s, fast, caucasian, bearoff)
         if code == _FALLBACK:
             return None
+    elif code == _NEED_CUBE:            # a match's cube decision: the cube model
+        code = _match_cube(session.engine, s)
+        if code == _FALLBACK:
+            return None
     if code == _ROLL:
         return "roll"
     if code == _DOUBLE:
@@ -152,6 +156,7 @@ _FALLBACK = 0
 _ROLL = 2
 _DOUBLE = 3
 _NEED_MATCH = 4
+_NEED_CUBE = 5
 
 
 def _match_play(engine: Engine, ev: Evaluator, s: Any, fast: Any,
@@ -161,23 +166,40 @@ def _match_play(engine: Engine, ev: Evaluator, s: Any, fast: Any,
     from gbot.core import answer as _an
     from gbot.core import movegen as _mg
     from gbot.cube.cubeful import Owner
-    from gbot.cube.decision import context_from_state
     from gbot.cube.plays import kernel_params
 
-    f = s.fields
-    n, me, them = int(f[35]), int(f[33]), int(f[34])
-    r = engine.rules
-    owner = (-1, 1, 0)[int(f[29])]      # MatchState numbering, me as player 1
-    st = _SimpleState(n, (them, me), int(f[28]), owner, f[36] != 0, r)
-    mine = context_from_state(st)     # type: ignore[arg-type]
+    mine = _my_context(engine, s.fields)
     flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
     theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
     ws = s.ws
     tail: tuple[Any, ...] = (*fast, *kernel_params(theirs), s.reply, s.info)
-    code: int = _an.match_play(f, caucasian, bearoff, s.children, s.probs, s.kinds, s.counts,
+    code: int = _an.match_play(s.fields, caucasian, bearoff, s.children, s.probs, s.kinds,
+                               s.counts,
                                s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
                                ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
     return code
+
+
+def _match_cube(engine: Engine, s: Any) -> int:
+    """:func:`gbot.core.answer.match_cube` for the line in ``s.fields`` (its 0-ply
+    probabilities in ``s.probs[0]``), in my cube situation as
+    :meth:`gbot.engine.Engine.cube_action` builds it."""
+    from gbot.core import answer as _an
+    from gbot.cube.plays import kernel_params
+
+    params = kernel_params(_my_context(engine, s.fields))
+    code: int = _an.match_cube(s.fields, s.probs[0], *params[:10], *params[11:13])
+    return code
+
+
+def _my_context(engine: Engine, f: Any) -> Any:
+    """The cube context (cube life aside) of the side on roll of the line in ``f``."""
+    from gbot.cube.decision import context_from_state
+
+    n, me, them = int(f[35]), int(f[33]), int(f[34])
+    owner = (-1, 1, 0)[int(f[29])]      # MatchState numbering, me as player 1
+    st = _SimpleState(n, (them, me), int(f[28]), owner, bool(f[36]), engine.rules)
+    return context_from_state(st)     # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -219,8 +241,8 @@ def _fast_kit(engine: Engine) -> _Kit | None:
     from gbot.engine import NO_DOUBLE_BELOW, NO_RESIGN_ABOVE, Engine
     from gbot.eval.evaluator import Evaluator
 
-    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE, _an.NEED_MATCH) == (
-        _FALLBACK, _ROLL, _DOUBLE, _NEED_MATCH)
+    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE, _an.NEED_MATCH, _an.NEED_CUBE) == (
+        _FALLBACK, _ROLL, _DOUBLE, _NEED_MATCH, _NEED_CUBE)
     ev = engine.evaluator
     r = engine.rules
     kit = None
