@@ -3,7 +3,8 @@
 Routing of training positions (classes of :mod:`gbot.core.classify`):
 
 * ``contact``: contact and crashed positions (crashed ones help the contact net generalise);
-* ``crashed``: starts from the contact network and is fine-tuned on crashed positions;
+* ``crashed``: starts from the freshly fitted contact network and is fine-tuned on crashed
+  positions;
 * ``race``: race and bear-off positions.
 """
 
@@ -38,8 +39,9 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    configs: dict[str, FitConfig], workdir: Path,
                    init: Networks | None = None,
                    log: Callable[[str], None] = print) -> tuple[Networks, dict[str, Any]]:
-    """Fit the three networks; checkpoints go to ``workdir``. Returns the networks and a
-    report (sample counts and validation metrics per network)."""
+    """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
+    bootstrap) gives the starting weights of the contact and race networks. Returns the
+    networks and a report (sample counts and validation metrics per network)."""
     workdir.mkdir(parents=True, exist_ok=True)
     classes = C.classify_many(boards)
     val_classes = C.classify_many(val_boards)
@@ -51,10 +53,10 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
         cfg = replace(configs[name], extra={**configs[name].extra, "net": name,
                                              "n_train": int(sel.sum())})
         start = None
-        if init is not None and name in init.nets:
-            start = init.nets[name]
-        elif name == "crashed":
+        if name == "crashed":
             start = nets["contact"]
+        elif init is not None and name in init.nets:
+            start = init.nets[name]
         log(f"[{name}] {int(sel.sum())} training positions, {int(vsel.sum())} validation; "
             f"hidden {cfg.hidden} {cfg.activation}, {cfg.epochs} epochs")
         def tagged(msg: str, tag: str = name) -> None:
