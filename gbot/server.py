@@ -172,7 +172,7 @@ class Server:
         reply: str | None
         try:
             while not self._stop.is_set():
-                data = conn.recv(65536)
+                data = conn.recv(8192)
                 if not data:
                     break
                 if not buf and not dropping and data.find(b"\n") == len(data) - 1:

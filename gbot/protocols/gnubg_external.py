@@ -165,18 +165,12 @@ def _match_play(engine: Engine, ev: Evaluator, s: Any, fast: Any,
     situation after my play, as :meth:`gbot.engine.Engine.choose_play` builds it."""
     from gbot.core import answer as _an
     from gbot.core import movegen as _mg
-    from gbot.cube.cubeful import Owner
-    from gbot.cube.plays import kernel_params
 
-    mine = _my_context(engine, s.fields)
-    flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
-    theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
     ws = s.ws
-    tail: tuple[Any, ...] = (*fast, *kernel_params(theirs), s.reply, s.info)
+    tail: tuple[Any, ...] = (*fast, *_situation(engine, s.fields)[1], s.reply, s.info)
     code: int = _an.match_play(s.fields, caucasian, bearoff, s.children, s.probs, s.kinds,
-                               s.counts,
-                               s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
-                               ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
+                               s.counts, s.rows, s.values, ws.out, ws.steps, ws.table,
+                               ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
     return code
 
 
@@ -185,21 +179,41 @@ def _match_cube(engine: Engine, s: Any) -> int:
     probabilities in ``s.probs[0]``), in my cube situation as
     :meth:`gbot.engine.Engine.cube_action` builds it."""
     from gbot.core import answer as _an
-    from gbot.cube.plays import kernel_params
 
-    params = kernel_params(_my_context(engine, s.fields))
+    params = _situation(engine, s.fields)[0]
     code: int = _an.match_cube(s.fields, s.probs[0], *params[:10], *params[11:13])
     return code
 
 
-def _my_context(engine: Engine, f: Any) -> Any:
-    """The cube context (cube life aside) of the side on roll of the line in ``f``."""
-    from gbot.cube.decision import context_from_state
+_SITUATIONS: dict[tuple[int, ...], tuple[Rules, tuple[Any, ...], tuple[Any, ...]]] = {}
 
-    n, me, them = int(f[35]), int(f[33]), int(f[34])
-    owner = (-1, 1, 0)[int(f[29])]      # MatchState numbering, me as player 1
-    st = _SimpleState(n, (them, me), int(f[28]), owner, bool(f[36]), engine.rules)
-    return context_from_state(st)     # type: ignore[arg-type]
+
+def _situation(engine: Engine, f: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The kernel parameters (:func:`gbot.cube.plays.kernel_params`) of my cube situation
+    in the line in ``f`` (cube life aside) and of the opponent's after my play, kept per
+    situation: the match score and the cube repeat through a match."""
+    from gbot.cube.cubeful import Owner
+    from gbot.cube.decision import context_from_state
+    from gbot.cube.plays import kernel_params
+
+    rules = engine.rules
+    length, me, them, cube, owner, crawford = (int(f[35]), int(f[33]), int(f[34]), int(f[28]),
+                                               int(f[29]), int(f[36]))
+    key = (id(rules), length, me, them, cube, owner, crawford)
+    hit = _SITUATIONS.get(key)
+    if hit is not None and hit[0] is rules:
+        return hit[1], hit[2]
+    # as the engine builds them: the state with me (player 1 here) on roll, my context, the
+    # opponent's with the aways and the cube's owner swapped
+    st = _SimpleState(length, (them, me), cube, (-1, 1, 0)[owner], bool(crawford), rules)
+    mine = context_from_state(st)     # type: ignore[arg-type]
+    flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
+    theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
+    entry = (rules, kernel_params(mine), kernel_params(theirs))
+    if len(_SITUATIONS) > 4096:
+        _SITUATIONS.clear()
+    _SITUATIONS[key] = entry
+    return entry[1], entry[2]
 
 
 @dataclass(frozen=True)
