@@ -38,7 +38,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -133,6 +133,7 @@ class _Scratch:
         self.fields = np.empty(64, dtype=np.int64)
         self.reply = np.empty(128, dtype=np.uint8)
         self.info = np.empty(2, dtype=np.int64)
+        self.answer_args: tuple[Any, ...] | None = None
 
 
 def _dice(dice: Sequence[int]) -> Dice:

@@ -126,18 +126,20 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
     if fast is None:
         return None
     s = ev._scratch()
-    ws = s.ws
-    caucasian, bearoff, cube_on, max_cube, no_double_below, no_resign_above, cubeless, cube = head
-    code = answer(np.frombuffer(raw, dtype=np.uint8), caucasian, bearoff, cube_on, max_cube,
-                  no_double_below, no_resign_above, cubeless, cube, s.children, s.probs,
-                  s.kinds, s.counts,
-                  s.mover, s.eqs, s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
-                  ws.state, ws.path, ws.marks, keys, *fast, s.res, s.fields, s.reply, s.info)
+    args = s.answer_args        # the arguments after the line, kept while they hold
+    if args is None or args[0] is not fast or args[1] is not head:
+        ws = s.ws
+        args = s.answer_args = (fast, head, (*head, s.children, s.probs, s.kinds, s.counts,
+                                             s.mover, s.eqs, s.rows, s.values, ws.out,
+                                             ws.steps, ws.table, ws.hashes, ws.state, ws.path,
+                                             ws.marks, keys, *fast, s.res, s.fields, s.reply,
+                                             s.info))
+    code = answer(np.frombuffer(raw, dtype=np.uint8), *args[2])
     if code == _FALLBACK:
         return None
     _track_score(session, (int(s.fields[33]), int(s.fields[34])))
     if code == _NEED_MATCH:             # a match's move: ranked with the opponent's cube
-        code = _match_play(session.engine, ev, s, fast, caucasian, bearoff)
+        code = _match_play(session.engine, ev, s, fast, head[0], head[1])
         if code == _FALLBACK:
             return None
     elif code == _NEED_CUBE:            # a match's cube decision: the cube model
