@@ -44,8 +44,34 @@ class BatchEvaluator(Protocol):
 
 def swap_context(ctx: CubeContext, owner_from_me: Owner, cube: int) -> CubeContext:
     """The context seen by the opponent, with the cube ``cube`` held as ``owner_from_me``."""
-    return replace(ctx, away=ctx.opp_away, opp_away=ctx.away, cube=cube,
-                   owner=_SWAP[owner_from_me])
+    key = (ctx, id(ctx.met), owner_from_me, cube)
+    hit = _SWAPPED.get(key)
+    if hit is None:
+        hit = replace(ctx, away=ctx.opp_away, opp_away=ctx.away, cube=cube,
+                      owner=_SWAP[owner_from_me])
+        _remember(_SWAPPED, key, hit)
+    return hit
+
+
+def _with_life(ctx: CubeContext, life: float) -> CubeContext:
+    """``replace(ctx, cube_life=life)``, kept (a search meets few distinct contexts)."""
+    key = (ctx, id(ctx.met), life)
+    hit = _LIVED.get(key)
+    if hit is None:
+        hit = replace(ctx, cube_life=life)
+        _remember(_LIVED, key, hit)
+    return hit
+
+
+_SWAPPED: dict[tuple[Any, ...], CubeContext] = {}
+_LIVED: dict[tuple[Any, ...], CubeContext] = {}
+
+
+def _remember(cache: dict[tuple[Any, ...], CubeContext], key: tuple[Any, ...],
+              ctx: CubeContext) -> None:
+    if len(cache) > 4096:
+        cache.clear()
+    cache[key] = ctx
 
 
 @dataclass
@@ -56,6 +82,8 @@ class _Node:
     probs: npt.NDArray[np.float64]
     life: float
     children: list[_Node]
+    checked: Probs | None = None
+    """:func:`_probs` of ``probs``, once asked for."""
 
 
 def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArray[np.int8]]:
@@ -107,13 +135,20 @@ def _probs(p: npt.NDArray[np.float64]) -> Probs:
     return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
 
 
+def _checked(node: _Node) -> Probs:
+    """The node's checked probabilities (computed once)."""
+    if node.checked is None:
+        node.checked = _probs(node.probs)
+    return node.checked
+
+
 def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
     """Cubeful equities of the three cube actions at ``node`` in ``ctx`` (its side on roll)."""
-    from gbot.cube.cubeful import cubeful
+    from gbot.cube.cubeful import _cubeful_checked
 
-    ctx = replace(ctx, cube_life=node.life)
+    ctx = _with_life(ctx, node.life)
     if not node.children:
-        return cubeful(_probs(node.probs), ctx)
+        return _cubeful_checked(_checked(node), ctx)   # = cubeful(): the probs are checked
     can = ctx.can_double()
     states = [("nd", ctx.owner, ctx.cube)]
     if can:
@@ -147,7 +182,7 @@ def _best_value(node: _Node, ctx: CubeContext) -> float:
     from gbot.cube.decision import decide_from_equities
 
     e = _equities(node, ctx)
-    d = decide_from_equities(e, ctx, _probs(node.probs))
+    d = decide_from_equities(e, ctx, _checked(node))
     if ctx.is_money:
         return d.equity * ctx.cube
     nd, dt, dp = d.mwc if d.mwc is not None else (float("nan"),) * 3
