@@ -29,17 +29,10 @@ def to_gnubg_lists(boards: npt.NDArray[np.int8]) -> list[list[list[int]]]:
 
 def from_gnubg_key(key: str) -> npt.NDArray[np.int8]:
     """Board (``board[1]`` of the key to move) of a gnubg-nn position key."""
-    g = gnubg()
-    opp, me = g.boardfromkey(key)
-    b = np.zeros(26, dtype=np.int8)
-    for i in range(24):
-        if me[i]:
-            b[i + 1] = me[i]
-        if opp[i]:
-            b[24 - i] = -opp[i]
-    b[25] = me[24]
-    b[0] = -opp[24]
-    return b
+    from gbot.core.board import from_gnubg
+
+    opp, me = gnubg().boardfromkey(key)
+    return from_gnubg(me, opp)
 
 
 def probabilities(boards: npt.NDArray[np.int8], plies: int = 0) -> npt.NDArray[np.float32]:
