@@ -26,9 +26,12 @@ Inner reply choices may be pruned, gnubg-style: when the networks carry a cheape
 evaluator, every reply is scored with it and only the ``prune_keep`` best of each roll are
 scored by the full networks before the pick. Root plays are never pruned.
 
-Every network call is one batch over all candidates and rolls of a level. Nothing is cached
-between calls. An :class:`Evaluator` may be shared by threads: scratch space is per thread and
-the networks are loaded once under a lock (their ``evaluate`` must be thread-safe itself).
+Every network call is one batch over all candidates and rolls of a level, each distinct board
+evaluated once (:mod:`gbot.core.dedup`). Nothing is cached between calls. With
+:class:`gbot.eval.net.Networks`, 0-ply best plays and 0-ply values take one kernel call
+(:mod:`gbot.core.bestplay`), checked against the general search when first used. An
+:class:`Evaluator` may be shared by threads: scratch space is per thread and the networks are
+loaded once under a lock (their ``evaluate`` must be thread-safe itself).
 """
 
 from __future__ import annotations
