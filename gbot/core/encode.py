@@ -298,20 +298,20 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
 def _write_side(out: Inputs, at: int, pips: int, back_esc: int, contain: int, shots: int,
                 best_run: int, home: int, anchor: int, anchors: int, dance: int, blots: int,
                 back: int, outside: int, outside_pips: int, crossovers: int) -> None:
-    out[at + PIPS] = pips / 100.0
-    out[at + BACK_ESCAPES] = back_esc / 36.0
-    out[at + CONTAINMENT] = contain / 36.0
-    out[at + SHOTS] = shots / 36.0
-    out[at + PRIME] = best_run / 6.0
-    out[at + HOME_POINTS] = home / 6.0
-    out[at + ANCHOR] = anchor / 6.0
-    out[at + ANCHORS] = anchors / 3.0
-    out[at + DANCE] = dance * dance / 36.0
-    out[at + BLOTS] = blots / 5.0
-    out[at + BACK] = back / 25.0
-    out[at + OUTSIDE] = outside / 15.0
-    out[at + OUTSIDE_PIPS] = outside_pips / 50.0
-    out[at + CROSSOVERS] = crossovers / 15.0
+    out[at + PIPS] = pips * np.float32(1 / 100)
+    out[at + BACK_ESCAPES] = back_esc * np.float32(1 / 36)
+    out[at + CONTAINMENT] = contain * np.float32(1 / 36)
+    out[at + SHOTS] = shots * np.float32(1 / 36)
+    out[at + PRIME] = best_run * np.float32(1 / 6)
+    out[at + HOME_POINTS] = home * np.float32(1 / 6)
+    out[at + ANCHOR] = anchor * np.float32(1 / 6)
+    out[at + ANCHORS] = anchors * np.float32(1 / 3)
+    out[at + DANCE] = dance * dance * np.float32(1 / 36)
+    out[at + BLOTS] = blots * np.float32(1 / 5)
+    out[at + BACK] = back * np.float32(1 / 25)
+    out[at + OUTSIDE] = outside * np.float32(1 / 15)
+    out[at + OUTSIDE_PIPS] = outside_pips * np.float32(1 / 50)
+    out[at + CROSSOVERS] = crossovers * np.float32(1 / 15)
 
 
 @jit
