@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Train gbot's networks, reproducibly: every stage is a subcommand with seeds and checkpoints.
 
-Stages (each resumable; large outputs go under ``runs/``):
+Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT_RUNS``):
 
   prepare     convert the shared gnubg2ply CSV parts into train/val/held-out ``.npz`` sets
   td          TD(lambda) self-play bootstrap in numba (a starting point for the contact net)
   selfplay    positions from our own play with exploration (for labelling)
   label       label positions with gnubg-nn at 0/1/2 ply (training time only; resumable)
+  teacher     label the close decisions of self-play with a deeper teacher (gnubg-nn 1/2-ply,
+              or gbot's own n-ply search: the iterated target), in parallel workers
   supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
 
 Run as ``gbot train STAGE`` or ``python3 scripts/train.py STAGE`` from the repository root
@@ -20,6 +22,7 @@ gbot/weights/README.md for the exact commands):
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -29,7 +32,7 @@ import numpy as np
 ROOT = Path.cwd()
 
 SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
-RUNS = ROOT / "runs"
+RUNS = Path(os.environ.get("GBOT_RUNS", Path.home() / ".cache" / "gbot" / "runs"))
 
 
 def _log_to(path: Path):  # type: ignore[no-untyped-def]
@@ -47,7 +50,8 @@ def _log_to(path: Path):  # type: ignore[no-untyped-def]
 @click.group(name="train")
 def cli() -> None:
     """Training pipeline for gbot's networks (stages: prepare, td, selfplay, label,
-    supervised); run from a checkout beside ../shared, outputs under ./runs."""
+    teacher, supervised); run from a checkout beside ../shared, outputs under
+    ~/.cache/gbot/runs ($GBOT_RUNS)."""
 
 
 @cli.command()
@@ -182,6 +186,34 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "report": report})
     log(f"wrote {out}: {json.dumps(report)}")
+
+
+@cli.command()
+@click.option("--src", "src", multiple=True, required=True,
+              type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="selfplay folders (positions from play with their 0-ply values)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--teacher", "teacher_name", type=click.Choice(["gnubg-nn", "gbot"]),
+              default="gnubg-nn", show_default=True)
+@click.option("--plies", default=1, show_default=True, type=click.IntRange(0, 3))
+@click.option("--margin", default=0.08, show_default=True,
+              help="keep candidates within this 0-ply equity of each turn's best")
+@click.option("--limit", default=2_000_000, show_default=True, help="positions to label")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
+@click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="gbot teacher: networks to search with (default: shipped)")
+@click.option("--seed", default=5, show_default=True)
+def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, margin: float,
+            limit: int, workers: int, weights: Path | None, seed: int) -> None:
+    """Label close decisions from play with a deeper teacher (resumable, parallel)."""
+    from gbot.train import teacher as T
+    log = _log_to(out / "log.txt")
+    if not (out / "positions.npz").exists():
+        boards, played = T.close_candidates(list(src), margin)
+        n = T.prepare(out, boards, limit, seed)
+        log(f"chose {n} positions ({int(played.sum())} played, margin {margin}) from "
+            f"{', '.join(map(str, src))}")
+    T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
 
 
 if __name__ == "__main__":

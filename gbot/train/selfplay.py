@@ -11,8 +11,9 @@ and with probability ``eps`` a uniformly random candidate instead. All candidate
 (``played`` marks the one chosen), so the set teaches both the main lines and the plays that
 good play avoids. Game ``n`` draws everything from ``numpy.random.default_rng([seed, n])``.
 
-Output: ``chunk-NNNNN.npz`` files (``boards``, ``probs``, ``played``, ``game``) written
-atomically; a rerun continues after the last complete chunk.
+Output: ``chunk-NNNNN.npz`` files (``boards``, ``probs``, ``played``, ``game``, ``turn``: the
+candidates of one roll share a game and turn number) written atomically; a rerun continues
+after the last complete chunk.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 
 def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
               legal_boards: Callable[..., npt.NDArray[np.int8]]
-              ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
-    """One game: ``(boards, gnubg 0-ply probabilities, played flags)`` of every candidate."""
+              ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_],
+                         npt.NDArray[np.int32]]:
+    """One game: ``(boards, gnubg 0-ply probabilities, played flags, turn numbers)`` of every
+    candidate."""
     g = gnubg()
     rng = np.random.default_rng([seed, game])
     board = START.copy()
@@ -45,7 +48,8 @@ def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
     boards: list[npt.NDArray[np.int8]] = []
     probs: list[npt.NDArray[np.float32]] = []
     played: list[npt.NDArray[np.bool_]] = []
-    for _ in range(1000):
+    turns: list[npt.NDArray[np.int32]] = []
+    for turn in range(1000):
         cands = legal_boards(board, d1, d2)
         if cands.shape[0] == 0:
             board = (-board[::-1]).astype(np.int8)
@@ -73,11 +77,13 @@ def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
             boards.append(nxt[live])
             probs.append(p[live])
             played.append(flags[live])
+            turns.append(np.full(int(live.sum()), turn, dtype=np.int32))
             if over[k]:
                 break
             board = nxt[k]
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-    return np.concatenate(boards), np.concatenate(probs), np.concatenate(played)
+    return (np.concatenate(boards), np.concatenate(probs), np.concatenate(played),
+            np.concatenate(turns))
 
 
 def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.1,
@@ -98,15 +104,16 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
     for c in range(start_chunk, (games + chunk_games - 1) // chunk_games):
         parts = []
         for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
-            b, p, f = play_game(seed, gi, policy, eps, nets, legal_boards)
-            parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32)))
+            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards)
+            parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
         b = np.concatenate([x[0] for x in parts])
         p = np.concatenate([x[1] for x in parts])
         f = np.concatenate([x[2] for x in parts])
         gidx = np.concatenate([x[3] for x in parts])
+        tidx = np.concatenate([x[4] for x in parts])
         path = out / f"chunk-{c:05d}.npz"
         tmp = out / f"chunk-{c:05d}.tmp.npz"
-        np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx)
+        np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx, turn=tidx)
         tmp.replace(path)
         n_rows += b.shape[0]
         rate = n_rows / max(time.time() - t0, 1e-9)

@@ -1,0 +1,131 @@
+"""Teacher labels deeper than gnubg 0-ply, at training time only.
+
+Positions come from self-play folders (:mod:`gbot.train.selfplay`): the played result of every
+turn plus the other candidates whose 0-ply equity, from the mover's side, is within ``margin``
+of that turn's best. Those are the close decisions, where a better label changes a choice.
+The choice is de-duplicated, shuffled with ``seed`` and written once as ``positions.npz``.
+
+A teacher then labels them chunk by chunk in ``workers`` processes; each chunk is written
+atomically as ``label-NNNNN.npz`` (``boards``, ``probs``; the layout of :mod:`gbot.train.label`,
+so ``gbot train supervised --data FOLDER`` reads it), and a rerun continues with the missing
+chunks. Teachers: ``gnubg-nn`` at 1 or 2 plies (``gnubg_nn.probabilities``), ``gbot`` at
+``plies`` with gbot's own search over the given weights (the iterated 1-ply target: the mean
+over the 21 rolls of the best reply's value under the current networks).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+TEACHERS = ("gnubg-nn", "gbot")
+
+
+def close_candidates(folders: list[Path], margin: float
+                     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """Boards of the played results and of candidates within ``margin`` of each turn's best
+    0-ply equity; returns ``(boards, played flags)``."""
+    boards, played = [], []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("chunk-*.npz")):
+            if ".tmp" in path.name:
+                continue
+            with np.load(path) as z:
+                if "turn" not in z.files:
+                    raise ValueError(f"{path} has no turn numbers (made by an older selfplay)")
+                b, p, f = z["boards"], z["probs"].astype(np.float64), z["played"]
+                key = z["game"].astype(np.int64) * 4096 + z["turn"]
+            mover = -(p @ EQUITY - 1.0)
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            best = np.maximum.reduceat(mover, starts)
+            group = np.cumsum(np.r_[True, key[1:] != key[:-1]]) - 1
+            keep = f | (best[group] - mover <= margin)
+            boards.append(b[keep])
+            played.append(f[keep])
+    return np.concatenate(boards).astype(np.int8), np.concatenate(played)
+
+
+def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int) -> int:
+    """Fix the positions to label (de-duplicated, shuffled); keeps an existing choice."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "positions.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return int(z["boards"].shape[0])
+    keys = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    idx = np.random.default_rng(seed).permutation(np.sort(first))[:limit]
+    tmp = out / "positions.tmp.npz"
+    np.savez_compressed(tmp, boards=boards[idx].astype(np.int8))
+    tmp.replace(path)
+    return int(idx.shape[0])
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(out: str, teacher: str, plies: int, weights: str | None) -> None:
+    with np.load(Path(out) / "positions.npz") as z:
+        _WORKER["boards"] = z["boards"]
+    _WORKER["out"] = Path(out)
+    _WORKER["label"] = make_teacher(teacher, plies, weights)
+
+
+def make_teacher(teacher: str, plies: int, weights: str | None = None
+                 ) -> Callable[[npt.NDArray[np.int8]], npt.NDArray[np.float32]]:
+    """A function from ``int8[n, 26]`` boards (side to move) to cubeless probabilities."""
+    if teacher == "gnubg-nn":
+        from gbot.train.oracle import probabilities
+
+        return lambda b: probabilities(b, plies)
+    if teacher == "gbot":
+        from gbot.eval.evaluator import Evaluator
+
+        ev = Evaluator(weights) if weights else Evaluator()
+        ev.warm()
+
+        def label(b: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+            return np.asarray(ev.evaluate(b, ply=plies), dtype=np.float32)
+        return label
+    raise ValueError(f"unknown teacher {teacher!r} (choose from {', '.join(TEACHERS)})")
+
+
+def _label_chunk(args: tuple[int, int]) -> int:
+    c, chunk = args
+    b = _WORKER["boards"][c * chunk:(c + 1) * chunk]
+    p = _WORKER["label"](b)
+    out: Path = _WORKER["out"]
+    tmp = out / f"label-{c:05d}.tmp.npz"
+    np.savez_compressed(tmp, boards=b, probs=p)
+    tmp.replace(out / f"label-{c:05d}.npz")
+    return int(b.shape[0])
+
+
+def run(out: Path, teacher: str, plies: int, workers: int = 2, chunk: int = 5000,
+        weights: Path | None = None, log: Callable[[str], None] = print) -> None:
+    """Label every chunk of ``out/positions.npz`` that has no label file yet."""
+    with np.load(out / "positions.npz") as z:
+        n = int(z["boards"].shape[0])
+    n_chunks = (n + chunk - 1) // chunk
+    todo = [c for c in range(n_chunks) if not (out / f"label-{c:05d}.npz").exists()]
+    log(f"{teacher} {plies}-ply: {len(todo)} of {n_chunks} chunks to label "
+        f"({n} positions, {workers} workers)")
+    if not todo:
+        return
+    t0 = time.time()
+    rows = 0
+    init = (str(out), teacher, plies, str(weights) if weights else None)
+    with mp.get_context("spawn").Pool(workers, _init_worker, init) as pool:
+        for k, got in enumerate(pool.imap_unordered(_label_chunk,
+                                                    [(c, chunk) for c in todo]), 1):
+            rows += got
+            rate = rows / max(time.time() - t0, 1e-9)
+            left = (len(todo) - k) * chunk / max(rate, 1e-9)
+            log(f"{k}/{len(todo)} chunks ({rate:.0f} rows/s, ETA {left / 60:.1f} min)")

@@ -1,0 +1,67 @@
+"""The teacher label stage: close-decision selection from self-play and deeper labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gbot.train import teacher as T
+
+
+def _selfplay(tmp_path: Path) -> Path:
+    pytest.importorskip("gnubg_nn")
+    from gbot.train import selfplay as S
+
+    S.run(tmp_path / "sp", games=2, seed=3, chunk_games=2, log=lambda m: None)
+    return tmp_path / "sp"
+
+
+def test_close_candidates_keep_played_and_near_best(tmp_path: Path) -> None:
+    sp = _selfplay(tmp_path)
+    with np.load(sp / "chunk-00000.npz") as z:
+        boards, probs, played = z["boards"], z["probs"].astype(np.float64), z["played"]
+        key = z["game"] * 4096 + z["turn"]
+    mover = -(probs @ T.EQUITY - 1.0)
+    expect = []
+    for k in np.unique(key):          # by definition, turn by turn
+        sel = np.flatnonzero(key == k)
+        best = mover[sel].max()
+        expect += [i for i in sel if played[i] or best - mover[i] <= 0.05]
+    got, got_played = T.close_candidates([sp], 0.05)
+    assert np.array_equal(got, boards[np.array(expect)])
+    assert got_played.sum() == played.sum()
+    wide, _ = T.close_candidates([sp], 10.0)
+    assert wide.shape[0] == boards.shape[0] > got.shape[0]
+
+
+def test_teacher_labels_resume_and_match_the_teacher(tmp_path: Path) -> None:
+    sp = _selfplay(tmp_path)
+    boards, _ = T.close_candidates([sp], 0.05)
+    out = tmp_path / "t"
+    n = T.prepare(out, boards, 50, seed=1)
+    assert n == 50 and T.prepare(out, boards[:10], 5, seed=2) == 50   # the choice is kept
+    T.run(out, "gnubg-nn", 1, workers=1, chunk=20, log=lambda m: None)
+    from gbot.train.label import load
+    from gbot.train.oracle import probabilities
+
+    b, p = load(out)
+    assert b.shape[0] == 50
+    assert np.allclose(p, probabilities(b, 1), atol=1e-6)
+    first = (out / "label-00000.npz").stat().st_mtime_ns
+    (out / "label-00001.npz").unlink()
+    T.run(out, "gnubg-nn", 1, workers=1, chunk=20, log=lambda m: None)   # only the gap
+    assert (out / "label-00000.npz").stat().st_mtime_ns == first
+    assert load(out)[0].shape[0] == 50
+
+
+def test_gbot_teacher_is_gbot_search(tmp_path: Path) -> None:
+    from gbot.eval.evaluator import Evaluator
+
+    label = T.make_teacher("gbot", 1)
+    start = np.array([[0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0,
+                       0, 0, 2, 0]], dtype=np.int8)
+    assert np.allclose(label(start), Evaluator().evaluate(start, ply=1), atol=1e-6)
+    with pytest.raises(ValueError, match="unknown teacher"):
+        T.make_teacher("oracle-of-delphi", 1)
