@@ -150,13 +150,18 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
 @click.option("--seed", default=1, show_default=True)
 @click.option("--init", type=click.Path(path_type=Path), default=None,
               help="start from these weights (.npz)")
+@click.option("--lr", default=2e-3, show_default=True, help="initial learning rate")
+@click.option("--lr-final", default=5e-5, show_default=True,
+              help="learning rate at the end (exponential decay)")
+@click.option("--finetune", is_flag=True,
+              help="continue every network (crashed too) from --init instead of refitting")
 @click.option("--workdir", type=click.Path(path_type=Path), default=RUNS / "supervised",
               show_default=True, help="checkpoints (resume by rerunning the same command)")
 @click.option("--out", type=click.Path(path_type=Path), default=RUNS / "nets.npz",
               show_default=True)
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
-               workdir: Path, out: Path) -> None:
+               lr: float, lr_final: float, finetune: bool, workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.eval.net import Networks
     from gbot.train import data as D
@@ -178,13 +183,15 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
         boards += [b] * reps
         probs += [p] * reps
     vb, vp = D.load_npz(val)
-    configs = default_configs(hidden, epochs, seed, activation)
+    configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final)
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
-                                  init=Networks.load(init) if init else None, log=log)
+                                  init=Networks.load(init) if init else None,
+                                  finetune=finetune, log=log)
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
-                            "seed": seed, "report": report})
+                            "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
+                            "init": str(init) if init else None, "report": report})
     log(f"wrote {out}: {json.dumps(report)}")
 
 

@@ -37,11 +37,12 @@ def _select(classes: npt.NDArray[np.int8], wanted: tuple[int, ...]) -> npt.NDArr
 def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    val_boards: npt.NDArray[np.int8], val_probs: npt.NDArray[np.float32],
                    configs: dict[str, FitConfig], workdir: Path,
-                   init: Networks | None = None,
+                   init: Networks | None = None, finetune: bool = False,
                    log: Callable[[str], None] = print) -> tuple[Networks, dict[str, Any]]:
     """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
-    bootstrap) gives the starting weights of the contact and race networks. Returns the
-    networks and a report (sample counts and validation metrics per network)."""
+    bootstrap) gives the starting weights of the contact and race networks, and with
+    ``finetune`` of the crashed network too. Returns the networks and a report (sample counts
+    and validation metrics per network)."""
     workdir.mkdir(parents=True, exist_ok=True)
     classes = C.classify_many(boards)
     val_classes = C.classify_many(val_boards)
@@ -53,7 +54,9 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
         cfg = replace(configs[name], extra={**configs[name].extra, "net": name,
                                              "n_train": int(sel.sum())})
         start = None
-        if name == "crashed":
+        if finetune and init is not None and name in init.nets:
+            start = init.nets[name]
+        elif name == "crashed":
             start = nets["contact"]
         elif init is not None and name in init.nets:
             start = init.nets[name]
@@ -73,9 +76,11 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
 
 
 def default_configs(hidden: int = 128, epochs: int = 60, seed: int = 1,
-                    activation: str = "sigmoid") -> dict[str, FitConfig]:
+                    activation: str = "sigmoid", lr: float = 2e-3,
+                    lr_final: float = 5e-5) -> dict[str, FitConfig]:
     """The shipped recipe: contact at full length, crashed fine-tuned, race shorter."""
-    base = FitConfig(hidden=hidden, activation=activation, epochs=epochs, seed=seed)
+    base = FitConfig(hidden=hidden, activation=activation, epochs=epochs, seed=seed, lr=lr,
+                     lr_final=lr_final)
     return {
         "contact": base,
         "crashed": replace(base, epochs=max(1, epochs // 3), lr=base.lr / 4),
