@@ -91,5 +91,10 @@ from gbot.cli_fibs import fibs as _fibs  # noqa: E402
 
 main.add_command(_fibs)
 
+from gbot.cli_web import COMMANDS as _WEB  # noqa: E402
+
+for _cmd in _WEB:
+    main.add_command(_cmd)
+
 if __name__ == "__main__":
     main()
