@@ -272,6 +272,17 @@ def _ply(body: Mapping[str, Any], default: int) -> int:
     return p
 
 
+def _count(body: Mapping[str, Any]) -> int | None:
+    """``count`` of a hint request: how many plays to list (None: all; default 5)."""
+    count = body.get("count", 5)
+    if count is None:
+        return None
+    n = _int(count, "count")
+    if not 1 <= n <= 1000:
+        raise RequestError(f"count must be 1 to 1000 or null (all), got {n}")
+    return n
+
+
 # --- reply pieces ----------------------------------------------------------------------------
 
 
@@ -419,6 +430,7 @@ class Service:
                 sit = Situation(sit.position, sit.state, dice)
         if sit.position.is_over():
             raise RequestError("the game is over: a side has no checkers left")
+        _count(body)
         return sit, sit.state.rules, _ply(body, self.ply)
 
     def _header(self, sit: Situation, ply: int) -> Json:
@@ -436,12 +448,7 @@ class Service:
     def hint(self, body: Mapping[str, Any]) -> Json:
         """``POST /hint``: the ranked plays of the dice, or the cube decision without dice."""
         sit, rules, ply = self._situation(body)
-        count = body.get("count", 5)
-        n: int | None = None
-        if count is not None:
-            n = _int(count, "count")
-            if not 1 <= n <= 1000:
-                raise RequestError(f"count must be 1 to 1000 or null (all), got {n}")
+        n = _count(body)
         out = self._header(sit, ply)
         if sit.dice is None:
             out["cube"] = self._cube_json(sit, rules, ply)

@@ -152,6 +152,9 @@ function status(text) { $("status").textContent = text; }
 async function newGame() {
   $("error").textContent = "";
   $("gamelog").innerHTML = "";
+  $("cube").textContent = "—";
+  delete $("cube").dataset.action;
+  showPlays([], null, null);
   game.over = false;
   let a = roll(), b = roll();
   while (a === b) { a = roll(); b = roll(); }

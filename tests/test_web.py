@@ -1,0 +1,432 @@
+"""The HTTP API (gbot.web): wildbg's routes, gbot's native routes, limits and bad input.
+
+Oracles: the engine and evaluator called in process (the API must report what they decide),
+the rules core (every listed play is a legal play, each exactly once), last-roll cube
+decisions worked out by enumerating the 36 rolls, and the notation parsers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+httpx = pytest.importorskip("httpx")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+with warnings.catch_warnings():          # starlette's note about httpx's successor
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient  # noqa: E402
+
+import gbot  # noqa: E402
+from gbot.engine import Engine, cubeless_equity  # noqa: E402
+from gbot.match import MatchState, Rules  # noqa: E402
+from gbot.web.app import create_app  # noqa: E402
+from gbot.web.openapi import openapi_document  # noqa: E402
+from gbot.web.service import Service, play_steps  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+START = "4HPwATDgc/ABMA"
+START_QUERY = "p24=2&p13=5&p8=3&p6=5&p1=-2&p12=-5&p17=-3&p19=-5"
+RULES = Rules(jacoby=True, beavers=True)
+
+
+@pytest.fixture(scope="module")
+def service() -> Service:
+    return Service(rules=RULES)
+
+
+@pytest.fixture(scope="module")
+def client(service: Service) -> Any:
+    with TestClient(create_app(service)) as c:
+        yield c
+
+
+def _query(board: Any) -> str:
+    return "&".join(f"p{i}={int(v)}" for i, v in enumerate(board) if v)
+
+
+def _engine(service: Service, rules: Rules = RULES, ply: int = 0) -> Engine:
+    return Engine(evaluator=service.evaluator(rules.caucasian), ply=ply, rules=rules)
+
+
+def _steps_of(play: gbot.Play) -> list[dict[str, int]]:
+    return play_steps(play)
+
+
+# --- wildbg: GET /move ------------------------------------------------------------------------
+
+
+def test_move_lists_every_legal_play_once_engine_choice_first(client: Any,
+                                                               service: Service) -> None:
+    r = client.get(f"/move?die1=3&die2=1&{START_QUERY}")
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/json"
+    moves = r.json()["moves"]
+    pos = gbot.Position.initial()
+    legal = pos.legal_plays((3, 1))
+    assert len(moves) == len(legal) == 16
+    by_steps = {str(_steps_of(p)): p for p in legal}
+    assert len(by_steps) == len(legal)
+    assert sorted(str(m["play"]) for m in moves) == sorted(by_steps)
+    best = _engine(service).choose_play(pos, (3, 1))
+    assert best is not None and moves[0]["play"] == _steps_of(best)
+    assert best.notation == "8/5 6/5"          # gnubg's and every bot's opening 31
+    assert moves[0]["play"] == [{"from": 8, "to": 5}, {"from": 6, "to": 5}]
+    hints = {h.play.notation: h for h in service.evaluator().hint(pos, (3, 1), n=None)}
+    for m in moves:
+        h = hints[by_steps[str(m["play"])].notation]
+        p = m["probabilities"]
+        assert set(p) == {"win", "winG", "winBg", "loseG", "loseBg"}
+        assert [p["win"], p["winG"], p["winBg"], p["loseG"], p["loseBg"]] == \
+            pytest.approx(list(h.probabilities), abs=1e-9)
+        assert 0 <= p["winBg"] <= p["winG"] <= p["win"] <= 1
+
+
+def test_move_doubles_bear_off_and_bar_steps(client: Any) -> None:
+    # x: one checker on the bar and two on the 3-point; o: blots far away
+    r = client.get("/move?die1=4&die2=4&p25=1&p3=2&p10=-1&p0=-1")
+    assert r.status_code == 200
+    moves = r.json()["moves"]
+    pos = gbot.Position([-1, 0, 0, 2, 0, 0, 0, 0, 0, 0, -1] + [0] * 14 + [1])
+    assert len(moves) == len(pos.legal_plays((4, 4)))
+    for m in moves:
+        steps = m["play"]
+        assert steps[0] == {"from": 25, "to": 21}      # enter first
+        assert all(s["from"] - s["to"] <= 4 for s in steps)
+        assert [s["from"] for s in steps] == sorted((s["from"] for s in steps), reverse=True)
+        assert len(steps) == 4
+
+
+def test_move_without_a_legal_play_is_one_empty_play(client: Any, service: Service) -> None:
+    # x on the bar against o's closed board (o holds x's points 19..24)
+    q = "p25=1&p5=14&" + "&".join(f"p{i}=-2" for i in range(19, 25)) + "&p12=-3"
+    moves = client.get(f"/move?die1=6&die2=5&{q}").json()["moves"]
+    assert len(moves) == 1 and moves[0]["play"] == []
+    board = [0] * 26
+    board[25], board[5], board[12] = 1, 14, -3
+    for i in range(19, 25):
+        board[i] = -2
+    opp = _engine(service).probabilities(gbot.Position(board).swapped())
+    assert moves[0]["probabilities"]["win"] == pytest.approx(1 - opp[0])
+    assert moves[0]["probabilities"]["loseG"] == pytest.approx(opp[1])
+
+
+def test_move_match_play_follows_the_engine_with_the_score(client: Any,
+                                                           service: Service) -> None:
+    pos = gbot.Position.initial()
+    for xa, oa in ((1, 1), (2, 5), (5, 2), (7, 7)):
+        state = MatchState(match_length=max(xa, oa), score=(max(xa, oa) - xa, max(xa, oa) - oa),
+                           crawford_done=1 in (xa, oa), rules=RULES)
+        for dice in ((6, 4), (5, 2), (4, 3)):
+            r = client.get(f"/move?die1={dice[0]}&die2={dice[1]}&{START_QUERY}"
+                           f"&x_away={xa}&o_away={oa}")
+            assert r.status_code == 200, r.text
+            best = _engine(service).choose_play(pos, dice, state)
+            assert best is not None
+            assert r.json()["moves"][0]["play"] == _steps_of(best)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(-16, 16), min_size=26, max_size=26),
+       st.integers(0, 7), st.integers(0, 7))
+def test_move_any_query_is_answered_or_refused_never_crashes(client: Any, pts: list[int],
+                                                             d1: int, d2: int) -> None:
+    r = client.get(f"/move?die1={d1}&die2={d2}&" + _query(pts))
+    assert r.status_code in (200, 400), r.text
+    body = r.json()
+    if r.status_code == 400:
+        assert set(body) == {"message"} and "\n" not in body["message"] and body["message"]
+    else:
+        pos = gbot.Position(pts)
+        assert len(body["moves"]) == max(1, len(pos.legal_plays((d1, d2))))
+
+
+# --- wildbg: GET /eval ----------------------------------------------------------------------------
+
+
+def test_eval_start(client: Any, service: Service) -> None:
+    body = client.get(f"/eval?{START_QUERY}").json()
+    assert body["cube"] == {"double": False, "accept": True}
+    p = _engine(service).probabilities(gbot.Position.initial())
+    got = body["probabilities"]
+    assert [got[k] for k in ("win", "winG", "winBg", "loseG", "loseBg")] == pytest.approx(list(p))
+
+
+def _last_roll_win(board: list[int]) -> float:
+    """x's chance to bear off all its checkers with one roll, from the rules core."""
+    pos = gbot.Position(board)
+    wins = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            wins += any(p.position.checkers_off()[0] == 15 for p in pos.legal_plays((a, b)))
+    return wins / 36
+
+
+@pytest.mark.parametrize(("x_points", "expect"), [
+    ({1: 2}, (True, False)),          # certain: double, pass
+    ({6: 1, 5: 1}, None),             # worked out below
+    ({6: 2}, (False, True)),          # only 33, 44, 55, 66 work: no double, take
+])
+def test_eval_last_roll_cube_decisions(client: Any, x_points: dict[int, int],
+                                       expect: tuple[bool, bool] | None) -> None:
+    board = [0] * 26
+    for pt, n in x_points.items():
+        board[pt] = n
+    board[24] = -1            # o bears off its last checker next turn: x's roll is the last
+    p = _last_roll_win(board)
+    # money, no gammons possible: double when p > 1/2, the opponent takes when p <= 3/4
+    want = (p > 0.5, p <= 0.75)
+    if expect is not None:
+        assert want == expect
+    assert abs(p - 0.5) > 0.05 and abs(p - 0.75) > 0.05
+    body = client.get("/eval?" + _query(board)).json()
+    assert (body["cube"]["double"], body["cube"]["accept"]) == want, p
+    assert body["probabilities"]["win"] == pytest.approx(p, abs=0.02)
+
+
+def test_eval_crawford_game_never_doubles(client: Any) -> None:
+    board = [0] * 26
+    board[1] = 2
+    board[24] = -1
+    q = _query(board)
+    assert client.get(f"/eval?{q}&x_away=2&o_away=1").json()["cube"]["double"] is True
+    body = client.get(f"/eval?{q}&x_away=2&o_away=1&crawford=true").json()
+    assert body["cube"]["double"] is False
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "fragment"), [
+    ("/move?die1=7&die2=1&" + START_QUERY, "between 1 and 6"),
+    ("/move?die1=0&die2=1&" + START_QUERY, "between 1 and 6"),
+    ("/move?die2=1&" + START_QUERY, "die1 and die2 are required"),
+    ("/move?die1=x&die2=1&" + START_QUERY, "die1 must be an integer"),
+    ("/move?die1=3&die2=1&p24=3&p13=5&p8=3&p6=5&p1=-2", "16 checkers"),
+    ("/eval?p24=16", "between -15 and 15"),
+    ("/eval?p0=2&p5=-2", "p0 is the bar of o"),
+    ("/eval?p25=-1&p5=1", "p25 is the bar of x"),
+    ("/eval?" + START_QUERY + "&x_away=3", "both 0"),
+    ("/eval?" + START_QUERY + "&x_away=3&o_away=999", "1 to 64"),
+    ("/eval?" + START_QUERY + "&x_away=3&o_away=4&crawford=true", "1 away"),
+    ("/eval?p5=1", "game is over"),
+    ("/move?die1=3&die2=1&p5=99999999999", "integer"),
+])
+def test_wildbg_bad_input_is_a_400_with_one_line(client: Any, path: str, fragment: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 400, r.text
+    msg = r.json()["message"]
+    assert fragment in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ({"position": "garbage"}, "Position ID"),
+    ({"position": "4HPwATDgc/ABM@"}, "Position ID"),
+    ({"position": ""}, "non-empty"),
+    ({"position": 12}, "non-empty string"),
+    ({}, "non-empty string"),
+    ({"position": START, "dice": "71"}, "between 1 and 6"),
+    ({"position": START, "dice": [3]}, "two dice"),
+    ({"position": START, "ply": 3}, "ply must be 0 to 2"),
+    ({"position": START, "ply": True}, "integer"),
+    ({"position": START, "count": 0}, "count"),
+    ({"position": START, "rules": {"cube_cap": 3}}, "cube cap"),
+    ({"position": START, "rules": {"end_mode": "doubles"}}, "end mode"),
+    ({"position": START, "rules": {"jacoby": "yes"}}, "true or false"),
+    ({"position": START, "rules": {"gammon": True}}, "unknown rule"),
+    ({"position": START, "turbo": 1}, "unknown field"),
+    ({"position": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:99:10"}, "above 64"),
+    ({"position": START + ":cAkAcAkAcAkA"}, "above 64"),
+    ({"position": "x" * 500}, "at most"),
+])
+def test_native_bad_input_is_a_400_with_one_line(client: Any, body: dict[str, Any],
+                                                 fragment: str) -> None:
+    for path in ("/hint", "/eval", "/cube"):
+        r = client.post(path, json=body)
+        assert r.status_code == 400, (path, r.text)
+        msg = r.json()["message"]
+        assert fragment in msg and "\n" not in msg, msg
+
+
+def test_bodies_that_are_not_json_objects_or_too_big(client: Any) -> None:
+    assert client.post("/hint", content=b"{not json").status_code == 400
+    assert "JSON object" in client.post("/hint", json=[1, 2]).json()["message"]
+    assert "empty" in client.post("/hint", content=b"").json()["message"]
+    huge = b'{"position": "' + b" " * 100_000 + b'"}'
+    r = client.post("/hint", content=huge)
+    assert r.status_code == 413 and "at most" in r.json()["message"]
+
+    def chunks() -> Any:        # no Content-Length: the limit holds while reading
+        for _ in range(100):
+            yield b" " * 1000
+
+    r = client.post("/hint", content=chunks())
+    assert r.status_code == 413
+    assert client.get("/nowhere").status_code == 404
+    assert "not allowed" in client.delete("/hint").json()["message"]
+    assert client.get("/move?" + "p1=0&" * 1000).status_code == 400
+
+
+# --- native routes ----------------------------------------------------------------------------
+
+
+def test_hint_matches_the_evaluator_and_engine(client: Any, service: Service) -> None:
+    pos = gbot.Position.from_id("sGfwATDgc/ABMA")
+    r = client.post("/hint", json={"position": pos.id(), "dice": [6, 4], "count": 5})
+    body = r.json()
+    hints = service.evaluator().hint(pos, (6, 4), ply=0, n=5)
+    assert [p["move"] for p in body["plays"]] == [h.play.notation for h in hints]
+    assert [p["equity"] for p in body["plays"]] == pytest.approx([h.equity for h in hints])
+    assert body["best"] == _engine(service).choose_play(pos, (6, 4)).notation  # type: ignore[union-attr]
+    assert body["legal_plays"] == len(pos.legal_plays((6, 4)))
+    first = body["plays"][0]
+    assert first["next_position_id"] == hints[0].play.position.swapped().id()
+    assert first["board_after"] == [int(v) for v in hints[0].play.position.board]
+    assert body["board"] == [int(v) for v in pos.board]
+    assert body["deciding"] == "move"
+    everything = client.post("/hint", json={"position": pos.id(), "dice": "64",
+                                            "count": None}).json()
+    assert len(everything["plays"]) == body["legal_plays"]
+
+
+def test_hint_one_ply(client: Any, service: Service) -> None:
+    pos = gbot.Position.initial()
+    body = client.post("/hint", json={"position": START, "dice": "52", "ply": 1}).json()
+    hints = service.evaluator().hint(pos, (5, 2), ply=1, n=5)
+    assert [p["move"] for p in body["plays"]] == [h.play.notation for h in hints]
+    assert body["plays"][0]["ply"] == 1 and body["ply"] == 1
+
+
+def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -> None:
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+    body = client.post("/hint", json={"position": xgid}).json()
+    assert "plays" not in body and body["deciding"] == "double"
+    pos, state = gbot.parse_xgid(xgid)
+    d = gbot.cube_decision(pos, state, ply=0, evaluator=service.evaluator())
+    assert body["cube"]["action"] == d.action and body["cube"]["response"] == d.response
+    assert body["cube"]["equities"]["no_double"] == pytest.approx(d.equities[0])
+
+
+def test_eval_native_matches_the_engine(client: Any, service: Service) -> None:
+    pid = "4HPwATDgc/ABMA"
+    body = client.post("/eval", json={"position": pid + ":cAkAAAAAAAAA"}).json()
+    pos = gbot.Position.from_id(pid)
+    state = gbot.MatchState.from_match_id("cAkAAAAAAAAA", RULES)
+    eng = _engine(service)
+    p = eng.probabilities(pos)
+    assert body["probabilities"]["win"] == pytest.approx(p[0])
+    assert body["cubeless_equity"] == pytest.approx(cubeless_equity(p))
+    me = replace(state, player_to_act=state.player_on_roll)
+    assert body["cubeful_equity"] == pytest.approx(eng.equity(pos, me))
+    assert body["match_id"] == "cAkAAAAAAAAA"
+    match = client.post("/eval", json={"position": pid, "match_id": "cAkgAAAAAAAA"}).json()
+    assert match["state"]["match_length"] > 0 and 0 < match["match_winning_chance"] < 1
+
+
+def test_every_notation_reaches_the_same_position(client: Any) -> None:
+    pid, mid = "4HPwATDgc/ABMA", "cAkAAAAAAAAA"
+    pos, state = gbot.Position.from_id(pid), gbot.MatchState.from_match_id(mid)
+    xgid = gbot.format_xgid(pos, state)
+    line = ("board:gnubg:gbot:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+            "1:5:3:5:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+    fb = gbot.parse_fibs_board(line)
+    seen = {}
+    for text in (pid, f"{pid}:{mid}", xgid, line):
+        body = client.post("/cube", json={"position": text}).json()
+        seen[text] = body["position_id"]
+    assert seen[pid] == seen[f"{pid}:{mid}"] == seen[xgid] == pid
+    assert seen[line] == fb.position.id()
+    body = client.post("/hint", json={"position": line}).json()
+    assert body["dice"] == [5, 3] and body["state"]["match_length"] == 3
+
+
+def test_rules_change_the_answer(client: Any) -> None:
+    # a gammonish position: with the cube off nobody may double
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+    off = client.post("/cube", json={"position": xgid, "rules": {"cube": False}}).json()
+    assert off["cube"]["can_double"] is False and off["rules"]["cube"] is False
+    assert off["cube"]["engine"]["double"] is False
+    single = client.post("/eval", json={"position": START, "rules": {"end_mode": "single"}})
+    assert single.json()["rules"]["end_mode"] == "single"
+
+
+def test_rollout_is_501_until_gbot_has_rollouts(client: Any) -> None:
+    r = client.post("/rollout", json={"position": START})
+    assert r.status_code == 501 and "rollout" in r.json()["message"]
+    assert client.post("/rollout", json={"position": "bad"}).status_code == 400
+
+
+def test_openapi_describes_every_route(client: Any) -> None:
+    doc = client.get("/openapi.json").json()
+    assert doc == openapi_document() and doc["openapi"].startswith("3.")
+    assert set(doc["paths"]) == {"/move", "/eval", "/hint", "/cube", "/rollout"}
+    assert set(doc["paths"]["/eval"]) == {"get", "post"}
+    params = {p["name"] for p in doc["paths"]["/move"]["get"]["parameters"]}
+    assert {"die1", "die2", "p0", "p25", "x_away", "o_away"} <= params
+    props = doc["components"]["schemas"]["ProbabilitiesView"]["properties"]
+    assert set(props) == {"win", "winG", "winBg", "loseG", "loseBg"}
+    for path in ("/", "/docs", "/static/app.js", "/static/style.css"):
+        assert client.get(path).status_code == 200, path
+    assert "gbot" in client.get("/").text
+
+
+# --- concurrency and time bounds ---------------------------------------------------------------
+
+
+class _SlowService(Service):
+    """A service whose 2-ply hints take ``delay`` seconds (a stand-in for a slow search)."""
+
+    delay = 1.5
+
+    def hint(self, body: Any) -> Any:
+        if body.get("ply") == 2:
+            time.sleep(self.delay)
+            return {"slow": True}
+        return super().hint(body)
+
+
+def test_a_slow_request_does_not_stall_the_others(service: Service) -> None:
+    slow = _SlowService(rules=RULES, evaluator=service.evaluator())
+    app = create_app(slow, threads=4, timeout=10)
+
+    async def scenario() -> tuple[float, list[float]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            t0 = time.monotonic()
+
+            async def timed(coro: Any) -> float:
+                r = await coro
+                assert r.status_code == 200, r.text
+                return time.monotonic() - t0
+
+            slow_task = asyncio.ensure_future(timed(c.post("/hint", json={
+                "position": START, "dice": "31", "ply": 2})))
+            await asyncio.sleep(0.05)
+            fast = await asyncio.gather(*(timed(c.get(f"/move?die1=3&die2=1&{START_QUERY}"))
+                                          for _ in range(6)))
+            return await slow_task, list(fast)
+
+    slow_done, fast_done = asyncio.run(scenario())
+    assert slow_done >= slow.delay
+    assert max(fast_done) < slow.delay, (slow_done, fast_done)
+
+
+def test_a_request_past_the_time_bound_is_a_503(service: Service) -> None:
+    slow = _SlowService(rules=RULES, evaluator=service.evaluator())
+    with TestClient(create_app(slow, timeout=0.3)) as c:
+        t0 = time.monotonic()
+        r = c.post("/hint", json={"position": START, "dice": "31", "ply": 2})
+        took = time.monotonic() - t0
+    assert r.status_code == 503 and "longer than 0.3 s" in r.json()["message"]
+    assert took < slow.delay
