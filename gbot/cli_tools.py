@@ -1,27 +1,68 @@
-"""The player's commands of the ``gbot`` CLI: ``hint``, ``eval``, ``play``, ``bench``, ``train``."""
+"""The player's commands of the ``gbot`` CLI: ``hint``, ``eval``, ``show``, ``play`` (from
+:mod:`gbot.cli_play`), ``bench``, ``train``."""
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from gbot.errors import GbotError
 
+MAX_PLY = 4
+"""Deepest look-ahead the commands accept (as ``gbot serve --ply``)."""
 
-def _position_and_state(position: str, match_id: str | None) -> tuple[Any, Any]:
-    """A Position and MatchState from a Position ID, an XGID, or gnubg's ``PID:MID`` pair."""
+
+class PositionCommand(click.Command):
+    """A command whose POSITION may be an XGID without its ``XGID=`` prefix: such an XGID
+    starts with ``-`` (an empty point), which click would read as an option."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Prefix bare XGIDs with ``XGID=`` before click sees them."""
+        fixed = [f"XGID={a}" if a.startswith("-") and a.count(":") == 9 else a for a in args]
+        return super().parse_args(ctx, fixed)
+
+
+def read_position(text: str, match_id: str | None = None, jacoby: bool | None = None,
+                  beavers: bool | None = None) -> tuple[Any, Any]:
+    """A Position (seen by the player on roll) and a MatchState from what a gnubg user has at
+    hand: a Position ID, gnubg's ``PID:MatchID`` pair, an XGID (with or without ``XGID=``) or
+    a FIBS ``board:`` line. Money rules: Jacoby and beavers on (gnubg's defaults) unless an
+    XGID says otherwise or ``jacoby``/``beavers`` are given."""
+    import numpy as np
+
     import gbot
 
-    text = position.strip()
-    if text.upper().startswith("XGID=") or text.count(":") >= 9:
-        return gbot.parse_xgid(text)
-    if ":" in text and match_id is None:
-        text, match_id = text.split(":", 1)
-    pos = gbot.Position.from_id(text)
-    state = gbot.MatchState.from_match_id(match_id) if match_id else gbot.MatchState()
+    s = text.strip()
+    if s.lower().startswith("board:"):
+        if match_id:
+            raise GbotError("a board: line carries its own score and cube; drop --match-id")
+        fb = gbot.parse_fibs_board(s)
+        rules = gbot.Rules(jacoby=True if jacoby is None else jacoby,
+                           beavers=True if beavers is None else beavers)
+        state = fb.match_state(rules)
+        return gbot.Position(np.array(state.board, dtype=np.int8)), state
+    if s.upper().startswith("XGID=") or s.count(":") == 9:
+        if match_id:
+            raise GbotError("an XGID carries its own score and cube; drop --match-id")
+        pos, state = gbot.parse_xgid(s)
+        r = state.rules
+        if jacoby is not None or beavers is not None:
+            r = replace(r, jacoby=r.jacoby if jacoby is None else jacoby,
+                        beavers=r.beavers if beavers is None else beavers)
+        return pos, replace(state, rules=r)
+    if ":" in s:
+        if match_id:
+            raise GbotError(f"give the Match ID once, not in {text!r} and --match-id")
+        s, match_id = s.split(":", 1)
+    rules = gbot.Rules(jacoby=True if jacoby is None else jacoby,
+                       beavers=True if beavers is None else beavers)
+    pos = gbot.Position.from_id(s)
+    state = (gbot.MatchState.from_match_id(match_id, rules) if match_id
+             else gbot.MatchState(rules=rules))
     return pos, state
 
 
@@ -34,159 +75,256 @@ def _dice(text: str | None) -> tuple[int, int] | None:
     return int(digits[0]), int(digits[1])
 
 
-def _fmt_probs(p: tuple[float, ...]) -> str:
+def fmt_probs(p: tuple[float, ...]) -> str:
+    """The five probabilities as gnubg lists them: win, gammon, backgammon - lose, ..."""
     win, wg, wbg, lg, lbg = p
-    return (f"win {win:.3f} (g {wg:.3f} bg {wbg:.3f})  "
-            f"lose {1 - win:.3f} (g {lg:.3f} bg {lbg:.3f})")
+    return f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}"
 
 
-@click.command()
+def _pct(v: float) -> str:
+    return f"{100 * v:6.2f}%"
+
+
+def play_hint_lines(hints: list[Any], dice: tuple[int, int], state: Any, ply: int,
+                    by_state: bool) -> list[str]:
+    """The table ``gbot hint`` prints for the plays of one roll."""
+    from gbot.boardtext import dice_text
+    from gbot.hints import describe_state
+
+    match = state.match_length > 0
+    how = ("match winning chance" if match else "cubeful equity") if by_state \
+        else "cubeless equity"
+    out = [f"X to play {dice_text(dice)}: {describe_state(state)}",
+           f"plays ranked as gbot plays them, by {how}, searched to {ply}-ply "
+           "(win g bg - lose g bg)"]
+    if not hints:
+        return [*out, "  no legal play"]
+    if match:
+        out.append("     #  play                          ply      MWC      EMG  cubeless     diff")
+    else:
+        out.append("     #  play                          ply  cubeful  cubeless     diff")
+    best = hints[0]
+
+    def key(h: Any) -> float:
+        return float(h.value if by_state else h.cubeless)
+
+    for i, h in enumerate(hints, 1):
+        diff = key(h) - key(best)
+        d = "" if i == 1 else (f"{100 * diff:+7.2f}%" if match and by_state else f"{diff:+8.3f}")
+        mark = "*" if h.chosen else " "
+        name = h.play.notation or "(no move)"
+        if match:
+            row = (f"  {mark}{i:3d}  {name:<28s} {h.ply:4d}  {_pct(h.mwc)}  {h.cubeful:+7.3f}"
+                   f"  {h.cubeless:+8.3f} {d:>8s}")
+        else:
+            row = (f"  {mark}{i:3d}  {name:<28s} {h.ply:4d}  {h.cubeful:+7.3f}"
+                   f"  {h.cubeless:+8.3f} {d:>8s}")
+        out += [row.rstrip(), f"        {fmt_probs(h.probabilities)}"]
+    out.append("  * gbot's play")
+    return out
+
+
+def cube_hint_lines(h: Any, state: Any) -> list[str]:
+    """What ``gbot hint`` prints for a cube decision before rolling."""
+    from gbot.hints import describe_state
+
+    match = h.mwc is not None
+    out = [f"cube decision at {h.ply}-ply: {describe_state(state)}",
+           f"  {fmt_probs(h.probabilities)}   cubeless equity {h.cubeless:+.3f}"]
+    if not h.can_double:
+        nd = h.equities[0]
+        extra = f"  (MWC {_pct(h.mwc[0]).strip()})" if match else ""
+        return [*out, f"  cubeful equity {nd:+.3f}{extra}", f"  {h.words}"]
+    nd, dt, dp = h.equities
+    proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0,
+              "double_take": 1, "double_pass": 2}[h.action]
+    if h.action == "double_take" and h.response == "beaver":
+        proper = 1
+    rows = [("No double", nd), ("Double, take", dt), ("Double, pass", dp)]
+    out.append("  cubeful equities" + ("       EMG      MWC" if match else ":"))
+    ref = rows[proper][1]
+    for i, (name, eq) in enumerate(rows):
+        diff = "" if i == proper else f"  ({eq - ref:+.3f})"
+        mwc = f"  {_pct(h.mwc[i])}" if match else ""
+        out.append(f"  {i + 1}. {name:<14s} {eq:+.3f}{mwc}{diff}")
+    out.append(f"  Proper cube action: {h.words}")
+    taker = {"take": "take", "pass": "pass", "beaver": "beaver"}[h.response]
+    if h.response == "beaver":
+        view = f"O beavers: {-2 * dt:+.3f} after a beaver, {-dt:+.3f} after a take"
+    else:
+        view = f"O {'passes' if taker == 'pass' else 'takes'}: {-dt:+.3f} after taking, " \
+               f"{-dp:+.3f} after passing"
+    out.append(f"  The taker's view: {view}")
+    return out
+
+
+def take_hint_lines(h: Any, state: Any) -> list[str]:
+    """What ``gbot hint`` prints when a double is pending."""
+    from gbot.hints import describe_state
+
+    out = [f"double offered, {h.ply}-ply: {describe_state(state)}",
+           f"  the doubled side, O:  {fmt_probs(h.probabilities)}"]
+    match = h.mwc_take is not None
+    rows = [("Take", h.take, h.mwc_take), ("Pass", h.pass_, h.mwc_pass)]
+    if h.beaver is not None:
+        rows.append(("Beaver", h.beaver, None))
+    for name, eq, mwc in rows:
+        out.append(f"  {name:<7s} {eq:+.3f}" + (f"  {_pct(mwc)}" if match and mwc is not None
+                                                else ""))
+    word = {"take": "Take", "drop": "Pass", "beaver": "Beaver"}[h.answer]
+    out.append(f"  Proper answer: {word}")
+    return out
+
+
+def _game_over_line(state: Any) -> str | None:
+    from gbot.match import GameState
+
+    gs = state.game_state
+    if gs == GameState.PLAYING:
+        return None
+    words = {GameState.NONE: "no game in progress", GameState.OVER: "the game is over",
+             GameState.RESIGNED: "the game ended by resignation",
+             GameState.DROPPED: "the game ended: a double was passed"}
+    return f"{words.get(gs, 'the game is over')}; nothing to decide"
+
+
+def _engine(ply: int, state: Any) -> Any:
+    from gbot.engine import Engine
+
+    return Engine(ply=ply, rules=state.rules)
+
+
+_rules_options = [
+    click.option("--jacoby/--no-jacoby", default=None,
+                 help="Money: gammons count only once the cube was turned "
+                      "[default: on, as gnubg; an XGID's own rules field]."),
+    click.option("--beavers/--no-beavers", default=None,
+                 help="Money: the doubled side may beaver [default: on, as gnubg; an XGID's "
+                      "own rules field]."),
+]
+
+
+def _with_rules(f: Any) -> Any:
+    for opt in reversed(_rules_options):
+        f = opt(f)
+    return f
+
+
+_POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an XGID (with or "
+                  "without XGID=) or a FIBS board: line (quote it).")
+
+
+@click.command(cls=PositionCommand, epilog=_POSITION_HELP)
 @click.argument("position")
 @click.argument("dice", required=False)
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
-@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True)
+@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=0, show_default=True,
+              help="Look-ahead (4-ply takes tens of seconds).")
 @click.option("-n", "count", type=click.IntRange(1, 100), default=5, show_default=True,
               help="How many plays to list.")
-def hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int) -> None:
-    """Best plays for POSITION (Position ID, PID:MID or XGID) and DICE, or the cube action.
-
-    Without DICE (and without dice in the Match ID or XGID) the cube decision is shown.
-    """
-    import gbot
+@_with_rules
+def hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
+         jacoby: bool | None, beavers: bool | None) -> None:
+    """What gbot would do in POSITION: its plays of DICE ranked as it ranks them, or the cube
+    decision (no dice), or the answer to a pending double or resignation."""
+    from gbot.hints import cube_hint, play_hints, resign_hint, take_hint
 
     try:
-        pos, state = _position_and_state(position, match_id)
-        roll = _dice(dice) or (tuple(state.dice) if state.dice[0] else None)
-        ev = gbot.Evaluator()
-        if roll is None:
-            decision = gbot.cube_decision(pos, state, ply=ply, evaluator=ev)
-            nd, dt, dp = decision.equities
-            click.echo(f"{pos.id()}  cube action at {ply}-ply: {decision.action} "
-                       f"(opponent: {decision.response})")
-            click.echo(f"  no double     {nd:+.3f}\n  double/take   {dt:+.3f}\n"
-                       f"  double/pass   {dp:+.3f}")
+        pos, state = read_position(position, match_id, jacoby, beavers)
+        over = _game_over_line(state)
+        if over:
+            click.echo(over)
             return
-        hints = ev.hint(pos, roll, ply=ply, n=count)
+        engine = _engine(ply, state)
+        roll = _dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        if state.resign_offered:
+            r = resign_hint(engine, pos, state)
+            kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[r.level]
+            click.echo(f"resignation of {kind} offered; gbot would "
+                       f"{'accept' if r.accept else 'reject'} it")
+            return
+        if state.double_offered:
+            if dice:
+                raise GbotError("a double is pending: no dice to play yet")
+            for line in take_hint_lines(take_hint(engine, pos, state), state):
+                click.echo(line)
+            return
+        if roll is None:
+            for line in cube_hint_lines(cube_hint(engine, pos, state), state):
+                click.echo(line)
+            return
+        st = replace(state, dice=roll)
+        hints = play_hints(engine, pos, roll, st, n=count)
+        lines = play_hint_lines(hints, roll, st, ply, engine.plays_by_state(st))
     except GbotError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"{pos.id()}  {roll[0]}{roll[1]}  at {ply}-ply (cubeless equity)")
-    if not hints:
-        click.echo("  no legal play")
-    for i, h in enumerate(hints, 1):
-        diff = h.equity - hints[0].equity
-        click.echo(f"  {i:2d}. {h.play.notation:<28s} {h.equity:+.3f}"
-                   + (f" ({diff:+.3f})" if i > 1 else ""))
+    for line in lines:
+        click.echo(line)
 
 
-@click.command(name="eval")
+@click.command(name="eval", cls=PositionCommand, epilog=_POSITION_HELP)
 @click.argument("position")
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
-@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True)
-def evaluate(position: str, match_id: str | None, ply: int) -> None:
-    """Cubeless probabilities and equity of POSITION for the side on roll."""
-    import gbot
+@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=0, show_default=True,
+              help="Look-ahead (4-ply takes minutes: the cube look-ahead is not pruned).")
+@_with_rules
+def evaluate(position: str, match_id: str | None, ply: int, jacoby: bool | None,
+             beavers: bool | None) -> None:
+    """Probabilities, cubeless and cubeful equity (money) or MWC and EMG (match) of
+    POSITION for the side on roll, before it rolls."""
+    from gbot.hints import cube_hint, describe_state
 
     try:
-        pos, _state = _position_and_state(position, match_id)
-        ev = gbot.Evaluator()
-        probs = ev.probabilities(pos, ply=ply)
-        eq = ev.equity(pos, ply=ply)
+        pos, state = read_position(position, match_id, jacoby, beavers)
+        engine = _engine(ply, state)
+        st = replace(state, player_to_act=state.player_on_roll, double_offered=False,
+                     resign_offered=0, dice=(0, 0))
+        h = cube_hint(engine, pos, st)
+        cubeless_mwc = engine.equity(pos, st, ply, cubeful=False) if st.match_length else None
     except GbotError as exc:
         raise click.ClickException(str(exc)) from None
     mine, theirs = pos.pip_count()
-    click.echo(f"{pos.id()}  pips {mine} vs {theirs}  {ply}-ply")
-    click.echo(f"  {_fmt_probs(probs)}")
-    click.echo(f"  cubeless equity {eq:+.3f}")
+    p = h.probabilities
+    click.echo(f"{pos.id()}  {ply}-ply: {describe_state(st)}")
+    click.echo(f"  pips: X {mine}, O {theirs}")
+    click.echo("             win   gammon  backg.")
+    click.echo(f"  X        {p[0]:.3f}   {p[1]:.3f}   {p[2]:.3f}")
+    click.echo(f"  O        {1 - p[0]:.3f}   {p[3]:.3f}   {p[4]:.3f}")
+    click.echo(f"  cubeless equity  {h.cubeless:+.3f}")
+    proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0, "double_take": 1,
+              "double_pass": 2}[h.action]
+    eq = 2 * h.equities[1] if h.response == "beaver" and proper == 1 else h.equities[proper]
+    if cubeless_mwc is not None and h.mwc is not None:
+        click.echo(f"  cubeless MWC     {_pct(cubeless_mwc).strip()}")
+        click.echo(f"  cubeful MWC      {_pct(h.mwc[proper]).strip()}   EMG {eq:+.3f}")
+    else:
+        click.echo(f"  cubeful equity   {eq:+.3f}")
+    click.echo(f"  cube: {h.words}")
 
 
-def _draw(board: Any, me: str) -> str:
-    """A small text board seen by the human (X, moving 24 -> 1)."""
-    top = " ".join(f"{p:>2d}" for p in range(13, 25))
-    bot = " ".join(f"{p:>2d}" for p in range(12, 0, -1))
+@click.command(cls=PositionCommand, epilog=_POSITION_HELP)
+@click.argument("position")
+@click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
+def show(position: str, match_id: str | None) -> None:
+    """Draw POSITION: the board, pips, borne-off checkers, the score and the cube."""
+    from gbot.boardtext import draw
 
-    def cell(p: int) -> str:
-        v = int(board[p])
-        return f"{'X' if v > 0 else 'O'}{abs(v):d}" if v else " ."
+    try:
+        pos, state = read_position(position, match_id)
+    except GbotError as exc:
+        raise click.ClickException(str(exc)) from None
+    dice = tuple(state.dice) if state.dice[0] else None
+    click.echo(draw(pos, state, dice=dice))
+    click.echo(f" Position ID {pos.id()}" + (f"   Match ID {state.match_id()}"
+                                              if _has_match_id(state) else ""))
 
-    row1 = " ".join(cell(p) for p in range(13, 25))
-    row2 = " ".join(cell(p) for p in range(12, 0, -1))
-    bars = f"bar: you {int(board[25])}, gbot {-int(board[0])}"
-    return f" {top}\n {row1}\n {row2}\n {bot}\n {bars}  ({me} = X)"
 
-
-@click.command()
-@click.option("--length", type=click.IntRange(0, 64), default=5, show_default=True,
-              help="Match length (0 = one money game).")
-@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True)
-@click.option("--seed", type=int, default=None, help="Seed for the dice.")
-def play(length: int, ply: int, seed: int | None) -> None:
-    """Play a match against gbot in the terminal (moves as 24/18 13/11, 'double', 'resign')."""
-    from gbot.engine import Engine
-    from gbot.match import GameState
-    from gbot.position import Position
-    from gbot.referee import Referee, can_double
-
-    ref = Referee(length, seed=seed, names=("gbot", "you"))
-    engine = Engine(ply=ply, rules=ref.state.rules)
-    human = 1
-    while True:
-        s = ref.state
-        if s.game_state == GameState.NONE:
-            ref.roll()
-            continue
-        if s.game_state != GameState.PLAYING:
-            click.echo(f"game over: {s.score[human]}-{s.score[1 - human]} (you-gbot)")
-            if length == 0 or max(s.score) >= length:
-                break
-            ref.next_game()
-            continue
-        pos = Position(s.board_array())
-        mover = s.player_on_roll
-        if s.double_offered:
-            if s.player_to_act == human:
-                ans = click.prompt("gbot doubles: take or drop?",
-                                   type=click.Choice(["take", "drop"]))
-                (ref.take if ans == "take" else ref.drop)()
-            else:
-                ans = engine.respond_double(Position(s.board_array()).swapped(), s)
-                click.echo(f"gbot: {ans}")
-                (ref.take if ans != "drop" else ref.drop)()
-            continue
-        if s.dice == (0, 0):
-            if mover != human and can_double(s) and \
-                    engine.cube_action(pos, s) == "double":
-                click.echo("gbot doubles")
-                ref.double()
-                continue
-            if mover == human:
-                click.echo(_draw(pos.board, "you"))
-                if can_double(s) and click.confirm("double?", default=False):
-                    ref.double()
-                    continue
-            ref.roll()
-            continue
-        dice = s.dice
-        if mover == human:
-            plays = pos.legal_plays(dice, caucasian=s.rules.caucasian)
-            if not plays:
-                click.echo(f"you rolled {dice[0]}{dice[1]}: no legal play")
-                ref.play(None)
-                continue
-            while True:
-                text = click.prompt(f"you rolled {dice[0]}{dice[1]}, your move")
-                try:
-                    chosen = pos.play_from_text(text, dice, caucasian=s.rules.caucasian)
-                    break
-                except GbotError as exc:
-                    click.echo(f"  {exc}")
-            ref.play(chosen.position.board, chosen.steps)
-        else:
-            chosen_play = engine.choose_play(pos, dice)
-            click.echo(f"gbot rolls {dice[0]}{dice[1]}: "
-                       f"{chosen_play.notation if chosen_play else '(no play)'}")
-            ref.play(None if chosen_play is None else chosen_play.position.board,
-                     None if chosen_play is None else chosen_play.steps)
-    click.echo(f"final score: you {ref.state.score[human]}, gbot {ref.state.score[1 - human]}")
+def _has_match_id(state: Any) -> bool:
+    try:
+        state.match_id()
+    except GbotError:
+        return False
+    return True
 
 
 @click.command()
@@ -237,4 +375,6 @@ def _train_group() -> click.Command:
     return train_cli
 
 
-COMMANDS = [hint, evaluate, play, bench, _train_group()]
+from gbot.cli_play import play  # noqa: E402
+
+COMMANDS = [hint, evaluate, show, play, bench, _train_group()]
