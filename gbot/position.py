@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import FrozenInstanceError
+from itertools import repeat
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -127,15 +130,15 @@ class Position:
     # --- plays ---------------------------------------------------------------------------
     def legal_plays(self, dice: Sequence[int], *, caucasian: bool = False) -> list[Play]:
         """Every legal play for ``dice``, one per distinct resulting position."""
-        from gbot.core.movegen import legal_plays_raw
+        from gbot.core import movegen as _mg
 
-        d = _check_dice(dice)
-        results, steps = legal_plays_raw(self._board, d[0], d[1], caucasian)
-        plays = []
-        for res, st in zip(results, steps, strict=True):
-            seq = tuple((int(st[2 * i]), int(st[2 * i + 1])) for i in range(4) if st[2 * i])
-            plays.append(Play(self, d, seq, Position._trusted(res)))
-        return plays
+        d = _fast_dice(dice)
+        ws = _mg._workspace()
+        n = _mg.generate(self._board, d[0], d[1], bool(caucasian), ws.out, ws.steps, ws.table,
+                         ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS)
+        if ws.state[2]:
+            raise RuntimeError("move generator workspace overflow")
+        return Play._block(self, d, ws.out, ws.steps, n)
 
     def play_from_text(self, text: str, dice: Sequence[int], *,
                        caucasian: bool = False) -> Play:
@@ -153,9 +156,7 @@ class Position:
             raise IllegalMoveError(f"{text!r} is illegal: {d!r} cannot be played here")
         if not segments:
             raise IllegalMoveError(f"empty move {text!r}, but {d!r} must be played")
-        by_board = {p.position.board.tobytes(): p for p in plays}
-        matches = [by_board[r] for r in _apply_segments(self._board, segments, d)
-                   if r in by_board]
+        matches = _matching_plays(self._board, segments, d, plays)
         if matches:
             # where the text can be read two ways (24/14 passing a blot on 18 or not),
             # prefer the reading whose hits agree with the written marks
@@ -176,78 +177,237 @@ class Position:
         return f"Position.from_id({self.id()!r})"
 
 
-@dataclass(frozen=True, eq=False)
+_new = object.__new__
+
+
 class Play:
     """One legal play: the roll, one step sequence (from, to) and the resulting position.
 
     ``position`` is the result still seen by the mover; ``position.swapped()`` is what the
-    opponent faces next.
+    opponent faces next. Plays are immutable; those of :meth:`Position.legal_plays` build
+    their steps, resulting position and notation on first access.
     """
 
-    start: Position
-    dice: Dice
-    steps: tuple[tuple[int, int], ...]
-    position: Position = field(repr=False)
+    __slots__ = ("_src", "_steps", "_position", "_notation")
+    _src: tuple[_Block, int]
+    _steps: tuple[tuple[int, int], ...]
+    _position: Position
+    _notation: str
 
-    @cached_property
+    def __init__(self, start: Position, dice: Dice, steps: tuple[tuple[int, int], ...],
+                 position: Position) -> None:
+        _set_src(self, ((start, dice, None, None), -1))
+        _set_steps(self, steps)
+        _set_position(self, position)
+
+    @classmethod
+    def _block(cls, start: Position, dice: Dice, results: Board,
+               steps: npt.NDArray[np.int8], n: int) -> list[Play]:
+        """The plays of rows ``0..n-1`` of ``results``/``steps`` (copied once, shared by the
+        plays; each builds its fields from its row on first access)."""
+        if n == 0:
+            return []
+        res = results[:n].copy()
+        res.setflags(write=False)
+        block: _Block = (start, dice, res, steps[:n].copy())
+        plays: list[Play] = list(map(_new, repeat(cls, n)))
+        deque(map(_set_src, plays, zip(repeat(block, n), range(n), strict=True)), maxlen=0)
+        return plays
+
+    @classmethod
+    def _row(cls, start: Position, dice: Dice, result: Board,
+             steps: npt.NDArray[np.int8]) -> Play:
+        """One play from a result row and its step row (both copied)."""
+        return cls._block(start, dice, result[None, :], steps[None, :], 1)[0]
+
+    @property
+    def start(self) -> Position:
+        """The position the play starts from."""
+        return self._src[0][0]
+
+    @property
+    def dice(self) -> Dice:
+        """The roll."""
+        return self._src[0][1]
+
+    @property
+    def steps(self) -> tuple[tuple[int, int], ...]:
+        """One single-die step sequence ``(from, to)`` that reaches the result (25 = bar,
+        0 = off)."""
+        try:
+            return self._steps
+        except AttributeError:
+            block, i = self._src
+            assert block[3] is not None
+            st = block[3][i].tolist()
+            s = tuple((st[k], st[k + 1]) for k in range(0, len(st), 2) if st[k])
+            _set_steps(self, s)
+            return s
+
+    @property
+    def position(self) -> Position:
+        """The resulting position, still seen by the mover."""
+        try:
+            return self._position
+        except AttributeError:
+            block, i = self._src
+            assert block[2] is not None
+            p = Position._owned(block[2][i])
+            _set_position(self, p)
+            return p
+
+    @property
     def notation(self) -> str:
         """gnubg-style text, e.g. ``24/18 13/11*`` (empty when no checker moves)."""
-        return format_steps(self.start.board, self.steps)
+        try:
+            return self._notation
+        except AttributeError:
+            t = format_steps(self._src[0][0].board, self.steps)
+            _set_notation(self, t)
+            return t
+
+    def _result_bytes(self) -> bytes:
+        """The resulting board's bytes (without building the position)."""
+        block, i = self._src
+        if block[2] is not None:
+            row: Board = block[2][i]
+            return row.tobytes()
+        return self.position.board.tobytes()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[Play], tuple[Position, Dice, tuple[tuple[int, int], ...],
+                                                   Position]]:
+        return (Play, (self.start, self.dice, self.steps, self.position))
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Play) and self.start == other.start
-                and self.position == other.position)
+                and self._result_bytes() == other._result_bytes())
 
     def __hash__(self) -> int:
         return hash((self.start, self.position))
+
+    def __repr__(self) -> str:
+        return f"Play(start={self.start!r}, dice={self.dice!r}, steps={self.steps!r})"
 
     def __str__(self) -> str:
         return self.notation
 
 
+_Block = tuple[Position, Dice, "npt.NDArray[np.int8] | None", "npt.NDArray[np.int8] | None"]
+"""What the plays of one call share: start, dice, result rows and step rows (None for a play
+built from its fields)."""
+
+
+
+def _slot_setter(name: str) -> Callable[[Play, Any], None]:
+    """The C-level setter of one of :class:`Play`'s slots (bypasses the frozen ``__setattr__``)."""
+    setter: Callable[[Play, Any], None] = Play.__dict__[name].__set__
+    return setter
+
+
+_set_src = _slot_setter("_src")
+_set_steps = _slot_setter("_steps")
+_set_position = _slot_setter("_position")
+_set_notation = _slot_setter("_notation")
+
+
+def _fast_dice(dice: Sequence[int]) -> Dice:
+    """Checked dice (a fast path for a plain tuple of two ints)."""
+    if type(dice) is tuple and len(dice) == 2:
+        d1, d2 = dice
+        if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
+            return (d1, d2)
+    return _check_dice(dice)
+
+
+def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,
+                    plays: list[Play]) -> list[Play]:
+    """The plays of ``plays`` (one :meth:`Position.legal_plays` call) that the written
+    ``segments`` describe.
+
+    Each segment uses at least one die, so more segments than dice describe nothing. The
+    segments fix where the mover's checkers end; only plays with that mover side are
+    candidates, and the segments are replayed (any order, any split of a multi-die segment,
+    hits applied where a checker lands) only to tell which blots they hit."""
+    pool = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
+    if len(segments) > len(pool) or sum(src - dst for src, dst in segments) > sum(pool):
+        return []
+    mine = np.maximum(board, 0).astype(np.int64)
+    for src, dst in segments:
+        mine[src] -= 1
+        if dst > 0:
+            mine[dst] += 1
+    if mine.min() < 0:
+        return []
+    block = plays[0]._src[0]
+    if block[2] is None:
+        return []
+    rows = block[2]
+    same = np.nonzero((np.maximum(rows[:, 1:], 0) == mine[1:]).all(axis=1))[0]
+    if same.shape[0] == 0:
+        return []
+    reached = _apply_segments(board, segments, dice)
+    return [plays[i] for i in same.tolist() if rows[i].tobytes() in reached]
+
+
 def _apply_segments(board: Board, segments: list[tuple[int, int]], dice: Dice) -> set[bytes]:
     """Every board reachable by playing the written segments with the dice (any order of
-    segments, any split of a multi-die segment), hits applied where a checker lands."""
-    pool = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
+    segments, any split of a multi-die segment), hits applied where a checker lands; at most
+    as many segments as dice."""
+    pool = (dice[0],) * 4 if dice[0] == dice[1] else (dice[0], dice[1])
     results: set[bytes] = set()
+    start = [int(x) for x in board.tolist()]
     for order in set(itertools.permutations(segments)):
-        _walk(np.array(board, dtype=np.int16), list(order), pool, results)
+        _walk(start, list(order), pool, results)
     return results
 
 
-def _walk(b: npt.NDArray[np.int16], segs: list[tuple[int, int]], pool: list[int],
+def _walk(b: list[int], segs: list[tuple[int, int]], pool: tuple[int, ...],
           results: set[bytes]) -> None:
     if not segs:
-        results.add(b.astype(np.int8).tobytes())
+        results.add(np.array(b, dtype=np.int8).tobytes())
         return
     src, dst = segs[0]
     if b[src] <= 0:
         return
+    for combo, rest in _splits(pool):
+        if not _fits(src, dst, combo):
+            continue
+        nb = list(b)
+        ok = True
+        cur = src
+        for die in combo:
+            nxt = max(cur - die, 0)
+            nb[cur] -= 1
+            if nxt >= 1:
+                if nb[nxt] < -1:
+                    ok = False
+                    break
+                if nb[nxt] == -1:
+                    nb[nxt] = 0
+                    nb[0] -= 1
+                nb[nxt] += 1
+            cur = nxt
+        if ok:
+            _walk(nb, segs[1:], rest, results)
+
+
+@functools.cache
+def _splits(pool: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every ordered choice of dice from ``pool`` for one segment, with the dice left."""
+    out = []
     for k in range(1, len(pool) + 1):
-        for combo in set(itertools.permutations(pool, k)):
-            if not _fits(src, dst, combo):
-                continue
-            nb = b.copy()
-            ok = True
-            cur = src
-            for die in combo:
-                nxt = max(cur - die, 0)
-                nb[cur] -= 1
-                if nxt >= 1:
-                    if nb[nxt] < -1:
-                        ok = False
-                        break
-                    if nb[nxt] == -1:
-                        nb[nxt] = 0
-                        nb[0] -= 1
-                    nb[nxt] += 1
-                cur = nxt
-            if not ok:
-                continue
+        for combo in sorted(set(itertools.permutations(pool, k))):
             rest = list(pool)
             for die in combo:
                 rest.remove(die)
-            _walk(nb, segs[1:], rest, results)
+            out.append((combo, tuple(rest)))
+    return out
 
 
 def _fits(src: int, dst: int, combo: tuple[int, ...]) -> bool:

@@ -573,14 +573,10 @@ class Evaluator:
         n, best = s.res.tolist()
         if n == 0:
             return None
-        st = ws.steps[best].tolist()
-        seq = tuple((st[k], st[k + 1]) for k in range(0, 2 * _mg.MAX_STEPS, 2) if st[k])
-        return Play(pos, d, seq, Position._trusted(ws.out[best]))
+        return Play._row(pos, d, ws.out[best], ws.steps[best])
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
-        st = s.steps[i].tolist()
-        seq = tuple((st[k], st[k + 1]) for k in range(0, 2 * _mg.MAX_STEPS, 2) if st[k])
-        return Play(pos, dice, seq, Position._trusted(s.results[i]))
+        return Play._row(pos, dice, s.results[i], s.steps[i])
 
     def hint(self, pos: Position, dice: Sequence[int], ply: int = 0,
              n: int | None = 5) -> list[Hint]:
