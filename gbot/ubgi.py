@@ -59,14 +59,15 @@ class UbgiError(GbotError, ValueError):
 
 def move_payload(play: Play | None) -> str:
     """A play as UBGI's space-separated ``from/to`` tokens, one per die (``bar``, ``off``),
-    in the order the checkers move; ``pass`` when no checker moves."""
+    higher points first (an order they can be played in); ``pass`` when no checker moves."""
     if play is None or not play.steps:
         return "pass"
 
     def pt(p: int) -> str:
         return "bar" if p == 25 else "off" if p <= 0 else str(p)
 
-    return " ".join(f"{pt(a)}/{pt(b)}" for a, b in play.steps)
+    steps = sorted(play.steps, key=lambda s: (-s[0], -s[1]))   # a valid order: higher first
+    return " ".join(f"{pt(a)}/{pt(b)}" for a, b in steps)
 
 
 def _on_off(text: str, name: str) -> bool:
@@ -168,6 +169,7 @@ class UbgiSession:
                  ply: int = 0, name: str = f"gbot {gbot.__version__}") -> None:
         self._make = make_engine if make_engine is not None else _default_factory()
         self._engines: dict[tuple[Rules, int], Any] = {}
+        self._warm = make_engine is not None
         self.name = name
         self.values: dict[str, Any] = {o.name: o.parse(o.default) for o in OPTIONS}
         self.values["Ply"] = OPTIONS[0].parse(str(ply))
@@ -209,6 +211,12 @@ class UbgiSession:
                 + [o.option_line() for o in OPTIONS] + ["ubgiok"])
 
     def _isready(self, args: list[str]) -> list[str]:
+        """``readyok`` once the networks are loaded and the kernels compiled."""
+        if not self._warm:
+            ev: Any = getattr(self._engine(int(self.values["Ply"])), "evaluator", None)
+            if hasattr(ev, "warm"):
+                ev.warm()
+            self._warm = True
         return ["readyok"]
 
     def _stop(self, args: list[str]) -> list[str]:
@@ -465,7 +473,11 @@ class UbgiSession:
                 self.length and self.crawford):
             raise UbgiError("bad_argument", "the opponent may not double here")
         word = eng.respond_double(self.position, doubled)
-        return [self._info(eng, "take", t0, self.position), f"besttake {word}"]
+        p = eng.probabilities(self.position.swapped())      # the doubler on roll
+        eq = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+        ms = (time.perf_counter() - t0) * 1000
+        return [f"info role take time_ms {ms:.0f} eq {-eq:.4f} pwin {1 - p[0]:.4f} "
+                f"pgammon {p[3]:.4f} pbg {p[4]:.4f}", f"besttake {word}"]
 
     # --- gbot extension ----------------------------------------------------------------------
     def _eval(self, args: list[str]) -> list[str]:
