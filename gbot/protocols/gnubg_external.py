@@ -375,8 +375,9 @@ def _flag(word: str, what: str) -> bool:
 _BOARD_PREFIX = re.compile(r"board:", re.IGNORECASE)
 _BOARD_AND_OPTIONS = re.compile(r"(board:[^:]*:[^:]*(?::-?\d+){50})(?:\s+(.*))?\Z",
                                 re.IGNORECASE)
-MAX_EVAL_PLIES = 2
-"""Deepest ``evaluation ... plies N`` answered (deeper searches would stall the session)."""
+MAX_EVAL_PLIES = 4
+"""Deepest ``evaluation ... plies N`` answered (as ``gbot serve --ply``; a 4-ply evaluation
+takes tens of seconds, and the session waits for it)."""
 
 
 def _board(session: Session, text: str, evaluation: bool) -> str:
