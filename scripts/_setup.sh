@@ -1,5 +1,5 @@
 # Shared set-up for scripts/test and scripts/run (sourced): a virtual environment with the
-# package and its extras, and Debian's gnubg when apt is available.
+# package and its extras, and Debian's gnubg, chromium and chromium-driver when apt is available.
 VENV="${GBOT_VENV:-$PWD/.venv}"
 
 gbot_setup() {
@@ -20,6 +20,16 @@ gbot_setup() {
         >/dev/null 2>&1 || echo "warning: could not install gnubg; tests that need it will skip"
     else
       echo "warning: gnubg is not installed and apt is unavailable; tests that need it will skip"
+    fi
+  fi
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+      echo "installing Debian's chromium and chromium-driver (the web page test) ..."
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq chromium chromium-driver) >/dev/null 2>&1 \
+        || echo "warning: could not install chromium; the browser test will skip"
+    else
+      echo "warning: chromium is not installed and apt is unavailable; the browser test will skip"
     fi
   fi
   export PATH="$PATH:/usr/games"
