@@ -1,5 +1,6 @@
 # Shared set-up for scripts/test and scripts/run (sourced): a virtual environment with the
-# package and its extras, and Debian's gnubg, chromium and chromium-driver when apt is available.
+# package and its extras, and Debian's gnubg (and for the tests chromium and chromium-driver)
+# when apt is available.
 VENV="${GBOT_VENV:-$PWD/.venv}"
 
 gbot_setup() {
@@ -22,7 +23,9 @@ gbot_setup() {
       echo "warning: gnubg is not installed and apt is unavailable; tests that need it will skip"
     fi
   fi
-  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  # the browser test's chromium: only for the test suite
+  if [ "$extras" = "test" ] && { ! command -v chromium >/dev/null 2>&1 \
+      || ! command -v chromedriver >/dev/null 2>&1; }; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
       echo "installing Debian's chromium and chromium-driver (the web page test) ..."
       (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
