@@ -23,8 +23,8 @@ gbot_setup() {
       echo "warning: gnubg is not installed and apt is unavailable; tests that need it will skip"
     fi
   fi
-  # the browser test's chromium: only for the test suite
-  if [ "$extras" = "test" ] && { ! command -v chromium >/dev/null 2>&1 \
+  # the browser test's chromium: for scripts/test, not scripts/run
+  if [ "$(basename -- "$0")" != "run" ] && { ! command -v chromium >/dev/null 2>&1 \
       || ! command -v chromedriver >/dev/null 2>&1; }; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
       echo "installing Debian's chromium and chromium-driver (the web page test) ..."
