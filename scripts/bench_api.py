@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Public-API speed, one Python call per decision, gbot beside gnubg-nn in the same run.
+
+Rows (each figure the mean per call; gbot and gnubg-nn take turns call by call, so both see the
+same machine load):
+
+* ``Position.legal_plays`` against gnubg-nn's ``moves(board, d1, d2)`` on seeded random-play
+  positions (both return one entry per distinct result), and the move-generation kernel alone
+  (``gbot.core.movegen.generate`` into a reused workspace).
+* 0-ply best play (``Evaluator.best_play``) against ``best_move(board, d1, d2, 0)`` on distinct
+  contact positions, each timed once: gnubg-nn keeps an evaluation cache, so a position it has
+  seen is answered from it. The same positions are then timed a second time, which is what a
+  benchmark that repeats positions measures (gnubg-nn's cache hit), reported apart.
+* 1- and 2-ply best play on distinct contact positions of their own, each once.
+
+    python3 scripts/bench_api.py                  # 3000 / 1500 / 150 / 30 cases
+    python3 scripts/bench_api.py --moves 1000 --n0 500 --n1 50 --n2 10
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_eval import contact_positions, gnubg_board, load_networks  # noqa: E402
+from bench_movegen import make_pairs  # noqa: E402
+
+from gbot.core import movegen  # noqa: E402
+from gbot.eval.evaluator import Evaluator  # noqa: E402
+from gbot.position import Position  # noqa: E402
+
+TARGETS = {"legal_plays": 1.0, "kernel": None, "best0": 4.0, "best0_repeat": None,
+           "best1": 4.0, "best2": 4.0}
+
+
+def row(name: str, ours: float, theirs: float | None, target: float | None, note: str = ""
+        ) -> None:
+    """One line: gbot, the peer, the ratio (peer time / gbot time) beside the target."""
+    line = f"{name:44s} gbot {ours * 1e6:9.2f} us"
+    if theirs is not None:
+        ratio = theirs / ours
+        goal = f"  (target >= {target:g}x: {'met' if ratio >= target else 'MISSED'})" \
+            if target is not None else ""
+        line += f"   gnubg-nn {theirs * 1e6:9.2f} us   ratio {ratio:5.2f}x{goal}"
+    print(line + (f"  {note}" if note else ""), flush=True)
+
+
+def interleaved(pairs: Sequence[tuple[Any, Any]], ours: Callable[[Any], object],
+                theirs: Callable[[Any], object] | None) -> tuple[float, float]:
+    """Mean seconds per call of ``ours(a)`` and ``theirs(b)`` over ``pairs``, taking turns."""
+    t_o = t_t = 0.0
+    clock = time.perf_counter
+    for a, b in pairs:
+        t0 = clock()
+        ours(a)
+        t1 = clock()
+        t_o += t1 - t0
+        if theirs is not None:
+            theirs(b)
+            t_t += clock() - t1
+    n = max(len(pairs), 1)
+    return t_o / n, t_t / n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", type=int, default=3000, help="cases for legal_plays")
+    ap.add_argument("--n0", type=int, default=1500, help="contact positions, 0-ply")
+    ap.add_argument("--n1", type=int, default=150, help="contact positions, 1-ply")
+    ap.add_argument("--n2", type=int, default=30, help="contact positions, 2-ply")
+    ap.add_argument("--seed", type=int, default=14)
+    args = ap.parse_args()
+
+    try:
+        import gnubg_nn as g
+    except ImportError:
+        g = None
+        print("gnubg-nn not installed: gbot figures only")
+
+    t0 = time.perf_counter()
+    movegen.warm()
+    networks, what = load_networks(args.seed)
+    ev = Evaluator(networks=networks)
+    ev.warm()
+    print(f"networks: {what}; warm-up {time.perf_counter() - t0:.2f} s")
+
+    # --- legal plays ------------------------------------------------------------------------
+    boards, dice = make_pairs(args.moves, args.seed)
+    positions = [Position(b) for b in boards]
+    rolls = [(int(a), int(b)) for a, b in dice]
+    cases = list(zip(zip(positions, rolls, strict=True),
+                     [(gnubg_board(p), d) for p, d in zip(positions, rolls, strict=True)],
+                     strict=True))
+    for (p, d), _ in cases[:20]:
+        p.legal_plays(d)
+    counts = [len(p.legal_plays(d)) for (p, d), _ in cases]
+    ours, theirs = interleaved(
+        cases, lambda a: a[0].legal_plays(a[1]),
+        None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1])))
+    row(f"Position.legal_plays ({len(cases):,} cases, {np.mean(counts):.1f} plays)", ours,
+        theirs if g else None, TARGETS["legal_plays"])
+    ws = movegen.Workspace()
+    keys = movegen.HASH_KEYS
+
+    def kernel(a: tuple[Position, tuple[int, int]]) -> object:
+        return movegen.generate(a[0].board, a[1][0], a[1][1], False, ws.out, ws.steps,
+                                ws.table, ws.hashes, ws.state, ws.path, ws.marks, keys)
+
+    ours, theirs = interleaved(
+        cases, kernel, None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1])))
+    row("  move-generation kernel alone", ours, theirs if g else None, None)
+
+    # --- best plays -------------------------------------------------------------------------
+    n_all = args.n0 + args.n1 + args.n2 + 10
+    contact, source = contact_positions(n_all, args.seed)
+    rng = np.random.default_rng(args.seed + 1)
+    croll = [(int(a), int(b)) for a, b in rng.integers(1, 7, size=(len(contact), 2))]
+    print(f"best-play positions: {source}, one seeded roll each, distinct sets per ply")
+    warm = list(zip(contact[-10:], croll[-10:], strict=True))
+    start = 0
+    for ply, n in ((0, args.n0), (1, args.n1), (2, args.n2)):
+        if n <= 0:
+            continue
+        sel = list(zip(contact[start:start + n], croll[start:start + n], strict=True))
+        start += n
+        for p, d in warm[:3]:
+            ev.best_play(p, d, ply)
+            if g is not None:
+                g.best_move(gnubg_board(p), d[0], d[1], ply)
+        pairs = [((p, d), (gnubg_board(p), d)) for p, d in sel]
+
+        def ours_fn(a: tuple[Position, tuple[int, int]], ply: int = ply) -> object:
+            return ev.best_play(a[0], a[1], ply)
+
+        def theirs_fn(b: tuple[list[list[int]], tuple[int, int]], ply: int = ply) -> object:
+            return g.best_move(b[0], b[1][0], b[1][1], ply)
+
+        ours, theirs = interleaved(pairs, ours_fn, theirs_fn if g else None)
+        row(f"{ply}-ply best play, {n:,} distinct contact cases, each once", ours,
+            theirs if g else None, TARGETS[f"best{ply}"],
+            "(2-ply decision target < 10 ms)" if ply == 2 else "")
+        if ply == 0:
+            ours, theirs = interleaved(pairs, ours_fn, theirs_fn if g else None)
+            row("  same cases again (gnubg-nn's cache hit)", ours, theirs if g else None,
+                None, "(no target: times gnubg-nn's cache)")
+
+
+if __name__ == "__main__":
+    main()
