@@ -134,6 +134,7 @@ def test_ply_goes_to_four_and_no_further() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not SLOW, reason="set GBOT_SLOW=1")
 def test_three_ply_hint_runs() -> None:
     out = run("hint", START, "31", "--ply", "3", "-n", "2")
     assert _rows(out)[0][2] == "8/5 6/5" and _rows(out)[0][3] == "3"
