@@ -1,0 +1,244 @@
+"""Rollout kernel: many games played out from given positions with 0-ply checker play.
+
+Each *trial* plays one game from a board (side to move about to roll) to its end, to a
+truncation depth, or (optionally) to a two-sided bear-off, where the exact table ends it. Every
+play is the 0-ply best play of :func:`gbot.core.bestplay.best_static` (ended games exact,
+bear-offs from the tables, the rest through the networks). A trial's result is the five
+cubeless probabilities ``(win, win_g, win_bg, lose_g, lose_bg)`` of the root's side to move:
+0/1 for a finished game, the 0-ply (or exact) probabilities where the trial stopped early.
+
+Dice. Trial ``t`` of position ``k`` draws its dice from numba's Mersenne Twister seeded with a
+hash of ``(seed, k, t)`` alone, so a trial's game does not depend on which worker plays it or
+in what order. With ``quasi``, the first two rolls are stratified instead: trial ``t`` opens
+with roll ``t mod 36`` and answers with roll ``(t div 36) mod 36`` (rolls numbered
+``6 (d1 - 1) + (d2 - 1)``), so every block of 36 trials holds each first roll once and every
+block of 1,296 each pair of first and second roll once.
+
+Variance reduction (``vr``): before each roll the side to move's 0-ply values after its best
+play for all 21 rolls are computed; the *luck* of the roll it got is that roll's value less
+their probability-weighted average. The sum of the lucks over the game (each seen from the
+root's side) is subtracted from the trial's result. Each luck has mean zero over the dice, so
+the estimate keeps its mean and loses most of the dice's noise; the cost is 21 best-play
+searches per turn instead of one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.core._jit import jit
+from gbot.core.bearoff import is_bearoff, side_ranks
+from gbot.core.bestplay import best_static, static_values
+from gbot.core.expand import invert_into, over_probabilities
+from gbot.core.movegen import CAPACITY, MAX_STEPS, TABLE_SIZE
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I8 = npt.NDArray[np.int8]
+I64 = npt.NDArray[np.int64]
+
+MAX_PLIES = 2000
+"""A trial still running after this many plies stops there (valued at 0-ply)."""
+
+OK = 0
+TOO_MANY = -1
+"""Return code: a position had more plays than the move generator's scratch holds."""
+
+END_OVER = 0
+"""``ends[k, t]``: the game was played to its end."""
+END_TRUNCATED = 1
+"""``ends[k, t]``: stopped at the truncation depth (or :data:`MAX_PLIES`), valued at 0-ply."""
+END_BEAROFF = 2
+"""``ends[k, t]``: stopped at a two-sided bear-off, valued exactly by the table."""
+
+# the 21 rolls (high die first) and their weights; _ROLL_OF[i] maps roll 6 (d1-1) + (d2-1)
+_R1 = np.array([d1 for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int64)
+_R2 = np.array([d2 for d1 in range(1, 7) for d2 in range(1, d1 + 1)], dtype=np.int64)
+_W = np.array([1.0 / 36 if a == b else 2.0 / 36 for a, b in zip(_R1, _R2, strict=True)])
+_ROLL_OF = np.array([[int(np.flatnonzero((_R1 == max(a, b)) & (_R2 == min(a, b)))[0])
+                      for b in range(1, 7)] for a in range(1, 7)], dtype=np.int64).reshape(36)
+
+
+@jit
+def trial_seed(seed: int, k: int, t: int) -> int:
+    """The 32-bit Mersenne Twister seed of trial ``t`` of position ``k``."""
+    h = (seed * 2654435761 + k * 2246822519 + t * 3266489917 + 374761393) & 0xFFFFFFFF
+    h = ((h ^ (h >> 15)) * 2246822519) & 0xFFFFFFFF
+    h = ((h ^ (h >> 13)) * 3266489917) & 0xFFFFFFFF
+    return int(h ^ (h >> 16))
+
+
+@jit
+def _to_root(p: F64, mover_is_root: bool, out: F64) -> None:
+    """``out`` = probabilities ``p`` of the mover, seen by the root's side."""
+    if mover_is_root:
+        for c in range(5):
+            out[c] = p[c]
+    else:
+        invert_into(p, out)
+
+
+@jit
+def _two_sided(b: I8, two: F32, binom: I64) -> bool:
+    if not is_bearoff(b):
+        return False
+    me, op = side_ranks(b, binom)
+    return bool(me < two.shape[0] and op < two.shape[0])
+
+
+@jit
+def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc: int,
+                 quasi: bool, vr: bool, stop_bearoff: bool, caucasian: bool,
+                 esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
+                 activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
+                 hash_keys: I64, out: F64, plies: npt.NDArray[np.int32], ends: I8,
+                 paths: I8) -> int:
+    """Trials ``t0 .. t0 + n_trials - 1`` of each board ``boards[k]`` (side to move about to
+    roll); ``keys[k]`` is the position's number in the dice hash.
+
+    ``out[k, j]`` gets trial ``t0 + j``'s five probabilities for the root's side (luck
+    subtracted with ``vr``), ``plies[k, j]`` the plies played, ``ends[k, j]`` how it ended
+    (:data:`END_OVER`, ...). ``trunc`` > 0 stops after that many plies; ``stop_bearoff``
+    stops at a two-sided bear-off after the first ply. When ``paths`` has rows
+    (``[len(boards) * n_trials, L, 26]``) the board at each ply (side to move's view, the
+    last one where the trial stopped) is recorded there, and a trial stops (truncated) at
+    ply ``L - 1``.
+    The bear-off tables (``dist``, ``gdist``, ``two``) must be passed. Returns :data:`OK` or
+    :data:`TOO_MANY`."""
+    cap = CAPACITY
+    children = np.empty((cap, 26), dtype=np.int8)
+    probs = np.empty((cap, 5), dtype=np.float64)
+    kinds = np.empty(cap, dtype=np.int8)
+    counts = np.empty(2, dtype=np.int64)
+    mover = np.empty((cap, 5), dtype=np.float64)
+    eqs = np.empty(cap, dtype=np.float64)
+    rows = np.empty((cap, 26), dtype=np.int8)
+    values = np.empty((cap, 5), dtype=np.float32)
+    w_out = np.zeros((cap, 26), dtype=np.int8)
+    w_steps = np.zeros((cap, 2 * MAX_STEPS), dtype=np.int8)
+    table = np.zeros(TABLE_SIZE, dtype=np.int32)
+    hashes = np.zeros(cap, dtype=np.int64)
+    state = np.zeros(4, dtype=np.int64)
+    path = np.zeros(2 * MAX_STEPS, dtype=np.int8)
+    marks = np.zeros(26, dtype=np.int8)
+    res = np.zeros(2, dtype=np.int64)
+    one = np.empty((1, 26), dtype=np.int8)
+    one_p = np.empty((1, 5), dtype=np.float64)
+    one_k = np.empty(1, dtype=np.int8)
+    one_r = np.empty((1, 26), dtype=np.int8)
+    one_v = np.empty((1, 5), dtype=np.float32)
+    board = np.empty(26, dtype=np.int8)
+    nxt = np.empty(26, dtype=np.int8)
+    chosen = np.empty(26, dtype=np.int8)
+    roll_vals = np.empty((21, 5), dtype=np.float64)
+    mine = np.empty(5, dtype=np.float64)
+    avg = np.empty(5, dtype=np.float64)
+    luck = np.empty(5, dtype=np.float64)
+    tmp = np.empty(5, dtype=np.float64)
+    rootv = np.empty(5, dtype=np.float64)
+    record = paths.shape[0] > 0
+    max_len = paths.shape[1] - 1 if record else MAX_PLIES
+    for k in range(boards.shape[0]):
+        for j in range(n_trials):
+            t = t0 + j
+            np.random.seed(trial_seed(seed, int(keys[k]), t))
+            board[:] = boards[k]
+            for c in range(5):
+                luck[c] = 0.0
+            ply = 0
+            end = END_TRUNCATED
+            row = k * n_trials + j
+            while True:
+                root_moves = ply % 2 == 0
+                if record:
+                    paths[row, ply] = board
+                if over_probabilities(board, tmp):
+                    _to_root(tmp, root_moves, rootv)
+                    end = END_OVER
+                    break
+                if (trunc > 0 and ply >= trunc) or ply >= max_len or ply >= MAX_PLIES:
+                    one[0] = board
+                    static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
+                                  class_net, w1m, b1, w2t, b2, activation, dist, gdist, two,
+                                  binom)
+                    _to_root(one_p[0], root_moves, rootv)
+                    end = END_TRUNCATED
+                    break
+                if stop_bearoff and ply > 0 and _two_sided(board, two, binom):
+                    one[0] = board
+                    static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
+                                  class_net, w1m, b1, w2t, b2, activation, dist, gdist, two,
+                                  binom)
+                    _to_root(one_p[0], root_moves, rootv)
+                    end = END_BEAROFF
+                    break
+                if quasi and ply == 0:
+                    r36 = t % 36
+                elif quasi and ply == 1:
+                    r36 = (t // 36) % 36
+                else:
+                    r36 = 6 * np.random.randint(0, 6) + np.random.randint(0, 6)
+                actual = _ROLL_OF[r36]
+                first = 0 if vr else actual
+                last = 21 if vr else actual + 1
+                for r in range(first, last):
+                    code = best_static(board, int(_R1[r]), int(_R2[r]), caucasian, True,
+                                       children, probs, kinds, counts, mover, eqs, rows,
+                                       values, w_out, w_steps, table, hashes, state, path,
+                                       marks, hash_keys, esc, class_net, w1m, b1, w2t, b2,
+                                       activation, dist, gdist, two, binom, res)
+                    if code != 0:
+                        return TOO_MANY
+                    n = res[0]
+                    if n >= 2:
+                        best = res[1]
+                        for i in range(26):
+                            nxt[i] = children[best, i]
+                        if vr:
+                            for c in range(5):
+                                mine[c] = mover[best, c]
+                    else:
+                        if n == 1:
+                            for i in range(26):
+                                nxt[i] = -w_out[0, 25 - i]
+                        else:
+                            for i in range(26):
+                                nxt[i] = -board[25 - i]
+                        if vr:
+                            one[0] = nxt
+                            static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
+                                          class_net, w1m, b1, w2t, b2, activation, dist,
+                                          gdist, two, binom)
+                            invert_into(one_p[0], mine)
+                    if vr:
+                        for c in range(5):
+                            roll_vals[r, c] = mine[c]
+                    if r == actual:
+                        chosen[:] = nxt
+                board[:] = chosen
+                if vr:
+                    for c in range(5):
+                        avg[c] = 0.0
+                    for r in range(21):
+                        for c in range(5):
+                            avg[c] += _W[r] * roll_vals[r, c]
+                    for c in range(5):
+                        mine[c] = roll_vals[actual, c] - avg[c]
+                    if root_moves:
+                        for c in range(5):
+                            luck[c] += mine[c]
+                    else:
+                        # a difference of probabilities: the win column changes sign, the
+                        # gammon columns swap sides
+                        luck[0] -= mine[0]
+                        luck[1] += mine[3]
+                        luck[2] += mine[4]
+                        luck[3] += mine[1]
+                        luck[4] += mine[2]
+                ply += 1
+            for c in range(5):
+                out[k, j, c] = rootv[c] - luck[c]
+            plies[k, j] = ply
+            ends[k, j] = end
+    return OK

@@ -1,0 +1,179 @@
+"""Cubeful figures of a rollout: each trial's game replayed with the cube.
+
+The games come from :mod:`gbot.rollout` with the board at every ply recorded. Along a game,
+the side on roll considers the cube before each roll with the cube model at 0-ply
+(:func:`gbot.cube.decide` on the board's 0-ply probabilities and cube life): a double that the
+model passes ends the game for the cube's value, a take (or beaver) raises the cube and hands
+it over. A finished game scores its points times the cube (single under the Jacoby rule with a
+centred cube); a game that stopped early (truncation, bear-off table) is valued by the cube
+model's right action there. Money values are points per unit of the starting cube; match
+values are the root's match winning chance, and its normalised match equity (EMG).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gbot.cube import CubeContext, Owner, context_from_state, decide
+from gbot.cube.cubeful import CubefulEquities
+from gbot.cube.decision import board_cube_life, decide_from_equities
+
+__all__ = ["decide_branches", "opponent_state", "replay"]
+
+F64 = npt.NDArray[np.float64]
+NO_DOUBLE_BELOW = 0.45
+"""In money play and before the Crawford game nobody doubles below this winning chance (the
+engine's own pre-filter)."""
+_MULT = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
+_SWAP = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
+
+
+def opponent_state(state: Any) -> Any:
+    """``state`` with the other player on roll (after a play, before the next roll)."""
+    other = 1 - state.player_on_roll
+    return replace(state, player_on_roll=other, player_to_act=other, dice=(0, 0),
+                   double_offered=False)
+
+
+@functools.lru_cache(maxsize=8192)
+def _ctx(base: CubeContext, root_moves: bool, cube: int, owner_root: int,
+         life: float) -> CubeContext:
+    """The cube context of the side on roll: ``owner_root`` -1 centre, 0 root, 1 opponent."""
+    owner = Owner.CENTRE if owner_root < 0 else (
+        Owner.ME if (owner_root == 0) == root_moves else Owner.OPPONENT)
+    if root_moves:
+        return replace(base, cube=cube, owner=owner, cube_life=life,
+                       jacoby=base.jacoby)
+    return replace(base, cube=cube, owner=owner, cube_life=life, away=base.opp_away,
+                   opp_away=base.away)
+
+
+def _points(r: F64, cube: int, ctx: CubeContext, owner_root: int) -> float:
+    """The root's points for a finished game with result ``r`` (root's view)."""
+    single = ctx.is_money and ctx.jacoby and owner_root < 0
+    m = (1, 1, 1) if single else _MULT[ctx.end_mode]
+    if r[0] > 0.5:
+        return float(cube * (m[0] + (m[1] - m[0]) * r[1] + (m[2] - m[1]) * r[2]))
+    return -float(cube * (m[0] + (m[1] - m[0]) * r[3] + (m[2] - m[1]) * r[4]))
+
+
+def _mwc(base: CubeContext, pts: float) -> float:
+    """The root's match winning chance after the game ends with ``pts`` for the root."""
+    pc = base.crawford or base.post_crawford
+    p = int(round(pts))
+    if p > 0:
+        return base.table.mwc(base.away - p, base.opp_away, post_crawford=pc)
+    return base.table.mwc(base.away, base.opp_away + p, post_crawford=pc)
+
+
+def _action_value(d: Any, cube: int, money: bool) -> float:
+    """The side on roll's value of the right cube action: money points, or match chance."""
+    if money:
+        return float(d.equity) * cube
+    nd, dt, dp = d.mwc
+    if not d.doubles:
+        return float(nd)
+    return float(dp if d.response == "pass" else dt)
+
+
+def replay(trials: Any, state: Any, mode: str = "free") -> tuple[F64, F64 | None]:
+    """Per-trial cubeful values for the root (the player on roll of ``state``).
+
+    ``mode``: ``"free"`` (the root may double before its first roll), ``"nd"`` (it does not)
+    or ``"dt"`` (it doubles and is taken). Returns ``(values, mwc)``: money points per unit of
+    the starting cube (mwc None), or in a match the EMG per trial and the match winning
+    chance per trial."""
+    from gbot.eval.evaluator import Evaluator
+
+    base = context_from_state(state, 0.68)
+    money = base.is_money
+    out = np.concatenate(trials.out)
+    plies = np.concatenate(trials.plies)
+    ends = np.concatenate(trials.ends)
+    paths = np.concatenate(trials.paths)
+    n = out.shape[0]
+    flat = np.concatenate([paths[i, :int(plies[i]) + 1] for i in range(n)])
+    probs = Evaluator().evaluate(flat, 0)
+    starts = np.concatenate([[0], np.cumsum(plies + 1)])
+    c0 = base.cube
+    owner0 = -1 if base.owner == Owner.CENTRE else (0 if base.owner == Owner.ME else 1)
+    pre_crawford = not money and not base.crawford and not base.post_crawford
+    vals = np.empty(n, dtype=np.float64)
+    mwcs = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        cube, owner = c0, owner0
+        if mode == "dt":
+            cube, owner = 2 * c0, 1
+        value: float | None = None      # root's points (money) or match chance
+        k = int(plies[i])
+        for j in range(k):
+            if j == 0 and mode != "free":
+                continue
+            root_moves = j % 2 == 0
+            mover = 0 if root_moves else 1
+            if owner >= 0 and owner != mover:
+                continue
+            p = probs[starts[i] + j]
+            if (money or pre_crawford) and p[0] < NO_DOUBLE_BELOW:
+                continue
+            ctx = _ctx(base, root_moves, cube, owner, board_cube_life(flat[starts[i] + j]))
+            if not ctx.can_double():
+                continue
+            d = decide(tuple(float(x) for x in p), ctx)   # type: ignore[arg-type]
+            if not d.doubles:
+                continue
+            if d.response == "pass":
+                pts = cube if root_moves else -cube
+                value = float(pts) if money else _mwc(base, pts)
+                break
+            cube *= 4 if d.response == "beaver" else 2
+            owner = 1 - mover
+        if value is None:
+            r = out[i]
+            if ends[i] == 0:
+                pts_f = _points(r, cube, base, owner)
+                value = pts_f if money else _mwc(base, pts_f)
+            else:
+                root_moves = k % 2 == 0
+                mine = r if root_moves else np.array([1.0 - r[0], r[3], r[4], r[1], r[2]])
+                ctx = _ctx(base, root_moves, cube, owner, board_cube_life(flat[starts[i] + k]))
+                d = decide(tuple(float(min(max(x, 0.0), 1.0)) for x in mine),  # type: ignore[arg-type]
+                           ctx)
+                v = _action_value(d, cube, money)
+                value = (v if root_moves else -v) if money else (v if root_moves else 1.0 - v)
+        if money:
+            vals[i] = value / c0
+        else:
+            mwcs[i] = value
+    if money:
+        return vals, None
+    win = _mwc(base, c0)
+    lose = _mwc(base, -c0)
+    return (2.0 * mwcs - win - lose) / (win - lose), mwcs
+
+
+def decide_branches(cubeless: Any, trials: Any, state: Any) -> Any:
+    """The rolled-out cube decision (a :class:`gbot.rollout.CubeRollout`)."""
+    from gbot.rollout import CubeRollout, _with_cubeful
+
+    base = context_from_state(state, 0.68)
+    nd_v, nd_m = replay(trials, state, "nd")
+    nd = _with_cubeful(cubeless, nd_v, nd_m)
+    if not base.can_double():
+        return CubeRollout(nd, nd, float("nan"), "no_double", "take", can_double=False)
+    dt_v, dt_m = replay(trials, state, "dt")
+    dt = _with_cubeful(cubeless, dt_v, dt_m)
+    dp_mwc = float("nan") if base.is_money else _mwc(base, base.cube)
+    assert nd.cubeful is not None and dt.cubeful is not None
+    e = CubefulEquities(nd=nd.cubeful, dt=dt.cubeful, dp=1.0,
+                        nd_mwc=nd.mwc if nd.mwc is not None else math.nan,
+                        dt_mwc=dt.mwc if dt.mwc is not None else math.nan, dp_mwc=dp_mwc,
+                        can_double=True)
+    d = decide_from_equities(e, base, cubeless.probabilities)
+    return CubeRollout(nd, dt, 1.0, d.action, d.response)

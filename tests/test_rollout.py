@@ -1,0 +1,161 @@
+"""Rollouts against exact tables, 2-ply search, exact last-roll cube values, and themselves."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+import gbot
+from gbot.eval.bearoff import two_sided_win
+from gbot.rollout import Rollout, RolloutError, RolloutSettings, rollout_boards
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """Board from my points (1..24) and the opponent's own points (1..24)."""
+    b = np.zeros(26, dtype=np.int8)
+    for p, n in mine.items():
+        b[p] = n
+    for p, n in theirs.items():
+        b[25 - p] = -n
+    return b
+
+
+BEAR = _board({6: 2, 5: 1, 3: 2}, {6: 1, 4: 2, 2: 2})      # 5 checkers a side, both in table
+RACE = _board({6: 3, 5: 3, 4: 3, 9: 2, 11: 2}, {6: 3, 5: 3, 8: 3, 10: 2, 3: 2})
+SLOW = bool(os.environ.get("GBOT_SLOW"))
+slow = pytest.mark.skipif(not SLOW, reason="set GBOT_SLOW=1")
+
+
+def test_two_sided_bearoff_matches_exact_table() -> None:
+    exact = two_sided_win(BEAR)
+    for vr in (False, True):
+        probs, se = rollout_boards(BEAR, 1296 if not vr else 216, variance_reduction=vr,
+                                   bearoff_stop=False, seed=3)
+        # float32 tables: with luck cancelled by the exact table the estimate is the table
+        assert abs(probs[0, 0] - exact) <= 3 * se[0, 0] + 1e-6, (vr, probs[0], se[0], exact)
+        assert probs[0, 1:].tolist() == [0.0] * 4    # no gammons with 5 checkers a side
+
+
+def test_bearoff_stop_after_36_quasi_random_openings_is_exact() -> None:
+    # one ply over the 36 rolls, then the exact table: the table's own one-roll recursion
+    probs, _ = rollout_boards(BEAR, 36, variance_reduction=False, bearoff_stop=True)
+    assert probs[0, 0] == pytest.approx(two_sided_win(BEAR), abs=2e-6)
+
+
+def test_race_rollout_agrees_with_2ply() -> None:
+    ev = gbot.Evaluator()
+    two_ply = ev.evaluate(RACE.reshape(1, 26), 2)[0]
+    probs, se = rollout_boards(RACE, 288, variance_reduction=True, seed=5)
+    # the networks' 2-ply and a 0-ply rollout of a race differ by well under 0.03
+    assert abs(probs[0, 0] - two_ply[0]) < 0.03 + 3 * se[0, 0], (probs[0], se[0], two_ply)
+
+
+def test_variance_reduction_cuts_the_standard_error() -> None:
+    _, plain = rollout_boards(RACE, 288, variance_reduction=False, seed=9)
+    _, vr = rollout_boards(RACE, 288, variance_reduction=True, seed=9)
+    assert vr[0, 0] < plain[0, 0] / 2.5, (plain[0], vr[0])
+
+
+def test_trials_do_not_depend_on_chunks_or_batches() -> None:
+    boards = np.stack([RACE, BEAR, RACE])
+    a = Rollout(RolloutSettings(trials=72, chunk=36, batch=72, seed=4)).boards(boards)
+    b = Rollout(RolloutSettings(trials=72, chunk=7, batch=20, seed=4)).boards(boards)
+    assert a == b
+    assert a[0] != a[2]            # the dice hash numbers the boards: same board, other dice
+    c = rollout_boards(boards, 72, seed=4)[0]
+    assert [r.probabilities for r in a] == [tuple(row) for row in c.tolist()]
+
+
+@pytest.mark.slow
+@slow
+def test_workers_give_the_same_figures() -> None:
+    boards = np.stack([RACE, BEAR] * 40)
+    one = rollout_boards(boards, 12, seed=2, workers=1)
+    two = rollout_boards(boards, 12, seed=2, workers=2)
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+
+
+def test_interrupted_rollout_resumes_to_the_same_figures(tmp_path: object) -> None:
+    settings = RolloutSettings(trials=144, batch=36, seed=8, variance_reduction=False)
+    pos = gbot.Position(RACE)
+    full = Rollout(settings).position(pos)
+
+    calls = []
+
+    def stop(done: int, total: int) -> None:
+        calls.append(done)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Rollout(settings, checkpoint=tmp_path, progress=stop).position(pos)  # type: ignore[arg-type]
+    seen = []
+    again = Rollout(settings, checkpoint=tmp_path,  # type: ignore[arg-type]
+                    progress=lambda d, t: seen.append(d)).position(pos)
+    assert seen[0] == 108                      # 72 trials came from the checkpoint
+    assert again == full
+
+
+def test_min_se_stops_early() -> None:
+    r = Rollout(RolloutSettings(trials=1296, batch=36, min_se=0.05,
+                                variance_reduction=True)).boards(RACE)[0]
+    assert r.trials < 1296 and r.equity_se < 0.05
+
+
+def _last_roll(mine: dict[int, int]) -> tuple[gbot.Position, float]:
+    """Me to roll with ``mine`` left; the opponent, with one checker on its 1-point, wins
+    whenever I miss. Returns the position and my exact chance (rolls that bear all off)."""
+    b = _board(mine, {1: 1})
+    pos = gbot.Position(b)
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            plays = pos.legal_plays((d1, d2))
+            if any(int(np.clip(p.position.board[1:26], 0, None).sum()) == 0 for p in plays):
+                hits += 1
+    return pos, hits / 36
+
+
+@pytest.mark.parametrize("mine", [{6: 1, 5: 1}, {6: 2}, {4: 1, 2: 1}, {6: 1, 1: 1}])
+def test_cubeful_last_roll_reproduces_exact_cube_values(mine: dict[int, int]) -> None:
+    pos, p = _last_roll(mine)
+    r = Rollout(RolloutSettings(trials=36, variance_reduction=False)).cube(pos, gbot.MatchState())
+    assert r.no_double.cubeful == pytest.approx(2 * p - 1, abs=1e-12)
+    assert r.double_take.cubeful == pytest.approx(2 * (2 * p - 1), abs=1e-12)
+    assert r.double_pass == 1.0
+    doubles = 2 * (2 * p - 1) > 2 * p - 1
+    assert (r.action in ("double_take", "double_pass")) == doubles
+    assert r.response == ("pass" if 2 * (2 * p - 1) > 1 else "take")
+
+
+def test_cubeless_cube_rollout_of_the_opening_is_sane() -> None:
+    r = Rollout(RolloutSettings(trials=72, variance_reduction=False)).cube(
+        gbot.Position.from_id("4HPwATDgc/ABMA"), gbot.MatchState())
+    assert r.action == "no_double" and r.response == "take"
+    assert r.no_double.cubeful is not None and abs(r.no_double.cubeful) < 0.5
+
+
+def test_plays_are_ranked_and_seen_by_the_mover() -> None:
+    pos = gbot.Position.from_id("4HPwATDgc/ABMA")
+    rows = Rollout(RolloutSettings(trials=36)).plays(pos, (3, 1), candidates=2)
+    assert [r.play.notation for r in rows][0] == "8/5 6/5"
+    assert rows[0].result.equity > rows[1].result.equity
+    assert 0.5 < rows[0].result.probabilities[0] < 0.65
+
+
+@pytest.mark.parametrize("bad", [dict(trials=0), dict(truncate=-1), dict(seed=-1),
+                                 dict(min_se=math.nan), dict(backend="mpi"),
+                                 dict(trials=1.5)])
+def test_bad_settings_are_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(RolloutError):
+        RolloutSettings(**bad)  # type: ignore[arg-type]
+
+
+def test_bad_boards_are_refused() -> None:
+    with pytest.raises(RolloutError):
+        rollout_boards(np.zeros((2, 25), dtype=np.int8))
+    with pytest.raises(RolloutError):
+        rollout_boards(np.full((1, 26), 3, dtype=np.int8))
