@@ -12,6 +12,7 @@ from types import FrameType
 import click
 
 import gbot
+from gbot.cli_logging import check_log_file, command_logging
 
 __all__ = ["fibs"]
 
@@ -54,19 +55,23 @@ def _invite(value: str) -> tuple[str, int]:
 @click.option("--no-resign", is_flag=True, help="Never offer to resign.")
 @click.option("--keepalive", type=click.FloatRange(0), default=600.0, show_default=True,
               help="Seconds of silence before a harmless command keeps the session alive.")
+@click.option("--state-file", type=click.Path(dir_okay=False), default=None,
+              help="Keep the saved matches in this JSON file, so that a restarted bot "
+                   "invites their opponents even on a server without 'show saved'.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
-              help="Also write the log to this file.")
+              callback=check_log_file, help="Also write the log to this file.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every line sent and received "
-              "(the password is masked).")
+              "(the password is masked); DEBUG for gbot's own loggers only.")
 def fibs(host: str, port: int, user: str, password_env: str, client_name: str, ply: int,
          max_length: int, unlimited: bool, allow: tuple[str, ...], deny: tuple[str, ...],
          invites: tuple[str, ...], greeting: str, delay: float, max_matches: int,
-         reconnect_tries: int, no_resign: bool, keepalive: float, log_file: str | None,
-         verbose: bool) -> None:
+         reconnect_tries: int, no_resign: bool, keepalive: float, state_file: str | None,
+         log_file: str | None, verbose: bool) -> None:
     """Play on FIBS (or a compatible server) as a bot account.
 
     Logs in with CLIP, sets boardstyle 3, turns ready on and notices off, accepts invitations
-    within the limits, resumes saved matches, and reconnects after a dropped connection.
+    within the limits, resumes saved matches (asking the server with 'show saved' at every
+    login, and reading --state-file), and reconnects after a dropped connection.
     The password comes from $GBOT_FIBS_PASSWORD (see --password-env) or a prompt, never from
     the command line. Ctrl-C or SIGTERM logs out cleanly.
 
@@ -74,41 +79,38 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
     3 connection lost for good, 4 timed out by the server, 5 stopped by a signal.
     """
     from gbot.engine import Engine
-    from gbot.protocols.fibs_client import BotConfig, FibsBot, Reconnect, run_bot
+    from gbot.protocols import fibs_client
+    from gbot.protocols.fibs_client import BotConfig, FibsBot, Reconnect, SavedStore
 
     password = os.environ.get(password_env) or click.prompt(
         f"FIBS password for {user}", hide_input=True, err=True)
     if any(ch.isspace() for ch in user + client_name + password) or not password:
         raise click.BadParameter("user, client name and password must be single words")
-    level = logging.DEBUG if verbose else logging.INFO
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if log_file:
-        handlers.append(logging.FileHandler(log_file))
-    logging.basicConfig(level=level, handlers=handlers,
-                        format="%(asctime)s %(levelname)s %(message)s")
     config = BotConfig(
         user=user, client_name=client_name, max_length=max_length, unlimited=unlimited,
         allow=frozenset(allow), deny=frozenset(deny), greeting=greeting, delay=delay,
         invites=tuple(_invite(v) for v in invites), max_matches=max_matches,
         keepalive=keepalive, resign=not no_resign)
-    engine = Engine(ply=ply)
-    bot = FibsBot(config, engine, password)
-    del password
-    stop = threading.Event()
+    with command_logging(verbose, log_file, "%(asctime)s %(levelname)s %(message)s"):
+        engine = Engine(ply=ply)
+        bot = FibsBot(config, engine, password)
+        del password
+        stop = threading.Event()
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        stop.set()
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            stop.set()
 
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    logging.getLogger("gbot.fibs").info(
-        "gbot %s as %s on %s:%d (ply %d, %s)", gbot.__version__, user, host, port, ply,
-        engine.backend)
-    try:
-        reason = run_bot(bot, host, port, stop=stop,
-                         reconnect=Reconnect(tries=reconnect_tries))
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+        old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        logging.getLogger("gbot.fibs").info(
+            "gbot %s as %s on %s:%d (ply %d, %s)", gbot.__version__, user, host, port, ply,
+            engine.backend)
+        try:
+            reason = fibs_client.run_bot(
+                bot, host, port, stop=stop, reconnect=Reconnect(tries=reconnect_tries),
+                store=SavedStore(state_file) if state_file else None)
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
     won = sum(r.won for r in bot.results)
     click.echo(f"{bot.matches_played} match(es) played, {won} won; stopped: "
                f"{reason.name.lower().replace('_', ' ')}", err=True)

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -66,13 +66,13 @@ def board_of(me: dict[int, int], opp: dict[int, int]) -> tuple[int, ...]:
 def fibs_line(pos: Position | Sequence[int], dice: tuple[int, int] = (0, 0), *,
               mine: bool = True, colour: int = 1, cube: int = 1, owner: str = "centre",
               pending: bool = False, score: tuple[int, int] = (0, 0), length: int = 5,
-              opp: str = "alice") -> str:
+              opp: str = "alice", crawford: bool = False) -> str:
     """A FIBS ``board:`` line for the bot ("You"): ``pos`` is seen by the side to act."""
     points = tuple(int(x) for x in (pos.board if isinstance(pos, Position) else pos))
     may = (False, False) if pending else (owner != "opponent", owner != "me")
     fb = FibsBoard(points=points, dice=dice, cube_value=cube, cube_owner=owner,  # type: ignore[arg-type]
                    may_double=may, double_pending=pending, score=score, match_length=length,
-                   crawford_game=False, post_crawford=False,
+                   crawford_game=crawford, post_crawford=False,
                    names=("You", opp) if mine else (opp, "You"), dialect="fibs",
                    colour=colour, me_player1=mine)
     return format_fibs_board(fb, "fibs")
@@ -216,7 +216,7 @@ def test_login_settings_and_failed_login() -> None:
                               "toggle silent", "toggle moreboards"]
     assert feed(bot, own) == []
     assert feed(bot, "3", "some motd", "4", "5 gbot - - 1 0 1500.00 0 0 1 127.0.0.1 gbot -",
-                "6") == []
+                "6") == ["show saved"]
     assert bot.logged_in and bot.stop_reason is None
     bad = new_bot()
     feed(bad, "login: ")
@@ -375,8 +375,10 @@ def test_saved_match_is_resumed_by_invitation() -> None:
     in_match(bot, "alice", 7)
     assert feed(bot, "alice drops connection. The game was saved.") == []
     assert bot.match is None and bot.saved == {"alice": 7}
-    assert feed(bot, "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -", "6") == \
-        ["invite alice 7"]
+    # "alice" sorts before "gbot": alice may be a bot that invites first; gbot waits 5 s
+    assert feed(bot, "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -", "6") == ["show saved"]
+    assert bot.tick(4.0) == []
+    assert [s.text for s in bot.tick(5.5)] == ["invite alice 7"]
     # not again right away, and never while alice plays someone else
     assert feed(bot, "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -") == []
     assert feed(bot, "alice wants to resume a saved match with you.") == ["join alice"]
@@ -397,7 +399,8 @@ def test_leave_cooldown_and_connection_loss() -> None:
     who = "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -"
     assert [s.text for s in bot.handle_line(who, now=150.0)] == []
     bot.handle_line("6", now=150.0)
-    assert [s.text for s in bot.handle_line(who, now=500.0)] == ["invite alice 5"]
+    assert [s.text for s in bot.handle_line(who, now=500.0)] == []      # see resume_defer
+    assert [s.text for s in bot.tick(505.5)] == ["invite alice 5"]
     lost = new_bot()
     in_match(lost, "bob", 3)
     lost.disconnected()
@@ -470,12 +473,14 @@ class Running:
 
 
 @contextmanager
-def bot_running(bot: FibsBot, port: int, tries: int = 30) -> Iterator[Running]:
+def bot_running(bot: FibsBot, port: int, tries: int = 30, store: Any = None
+                ) -> Iterator[Running]:
     run = Running()
 
     def go() -> None:
         run.rc = run_bot(bot, "127.0.0.1", port, stop=run.stop,
-                         reconnect=Reconnect(tries=tries, first=0.05, longest=0.3))
+                         reconnect=Reconnect(tries=tries, first=0.05, longest=0.3),
+                         store=store)
 
     t = threading.Thread(target=go, daemon=True)
     t.start()
@@ -885,3 +890,287 @@ def test_prompt_without_a_matching_board_asks_for_one() -> None:
     feed(bot, fibs_line(Position.initial(), mine=False, colour=-1))
     assert feed(bot, fibs_line(Position.initial()),
                 "It's your turn. Please roll or double.") == ["roll"]
+
+
+# ============================================================ servers that are not FIBS
+
+
+def crawford_line(pos: Position, dice: tuple[int, int] = (0, 0), **kw: Any) -> str:
+    """A board of the Crawford game of a 3-point match at 2-1 (nobody may double)."""
+    return fibs_line(pos, dice, score=(2, 1), length=3, crawford=True, **kw)
+
+
+def test_crawford_board_without_prompt_or_roll_is_acted_on() -> None:
+    """BaldLies in the Crawford game: a board puts me on turn with no dice, and no prompt or
+    roll follows. After ``settle`` quiet seconds the bot rolls itself, once."""
+    eng = StubEngine()
+    bot = new_bot(eng, settle=5.0)
+    bot.connected(0.0)
+    in_match(bot, "alice", 3)
+    assert bot.handle_line(crawford_line(Position.initial(), mine=False, colour=-1),
+                           now=1.0) == []
+    fb = parse_fibs_board(crawford_line(Position.initial()), "fibs")
+    assert fb.crawford_game and not fb.state.may_double(fb.state.player_to_act)
+    assert bot.handle_line(crawford_line(Position.initial()), now=10.0) == []
+    assert bot.tick(14.0) == []
+    assert [s.text for s in bot.tick(15.5)] == ["roll"]
+    assert bot.tick(30.0) == [] and bot.tick(40.0) == []
+    # the server then rolls as asked: the bot moves
+    out = [s.text for s in bot.handle_line("You roll 3 and 1.", now=41.0)]
+    out += [s.text for s in bot.handle_line(crawford_line(Position.initial(), (3, 1)),
+                                            now=41.0)]
+    assert out == [first_move(Position.initial(), (3, 1))]
+    assert [c[0] for c in eng.calls if c[0] != "resign"] == ["play"]   # no cube question
+
+
+def test_real_fibs_auto_roll_is_not_preempted() -> None:
+    """FIBS itself rolls for me in the Crawford game at once: no extra ``roll`` is sent."""
+    bot = new_bot(settle=5.0)
+    bot.connected(0.0)
+    in_match(bot, "alice", 3)
+    assert bot.handle_line(crawford_line(Position.initial()), now=10.0) == []
+    bot.handle_line("You roll 3 and 1.", now=10.1)
+    out = bot.handle_line(crawford_line(Position.initial(), (3, 1)), now=10.1)
+    assert [s.text for s in out] == [first_move(Position.initial(), (3, 1))]
+    assert bot.tick(20.0) == [] and bot.tick(60.0) == []
+
+
+def test_pending_double_and_cube_turn_without_prompt_are_answered() -> None:
+    eng = StubEngine(take="drop", cube="double")
+    bot = new_bot(eng, settle=2.0)
+    bot.connected(0.0)
+    in_match(bot, "alice", 5)
+    assert bot.handle_line(fibs_line(Position.initial(), pending=True), now=5.0) == []
+    assert [s.text for s in bot.tick(7.5)] == ["reject"]
+    bot2 = new_bot(StubEngine(cube="double"), settle=2.0)
+    bot2.connected(0.0)
+    in_match(bot2, "alice", 5)
+    assert bot2.handle_line(fibs_line(Position.initial()), now=5.0) == []
+    assert [s.text for s in bot2.tick(7.5)] == ["double"]
+
+
+def test_watchdog_asks_for_the_board_when_a_match_is_quiet() -> None:
+    """Nothing pending and nothing heard for ``stall`` seconds in a match: ask for the board."""
+    bot = new_bot(stall=60.0, keepalive=0.0)
+    bot.connected(0.0)
+    in_match(bot, "alice", 3)
+    bot.handle_line(fibs_line(Position.initial(), mine=False, colour=-1), now=1.0)
+    assert bot.need is None
+    assert bot.tick(50.0) == []
+    assert [s.text for s in bot.tick(62.0)] == ["board"]
+    assert bot.tick(100.0) == []
+
+
+def test_show_saved_at_login_and_reinvite() -> None:
+    """A restarted bot knows nothing; ``show saved`` tells it, and it invites the opponent."""
+    bot = new_bot()
+    feed(bot, "login: ", "1 gbot 0 -")
+    assert feed(bot, "5 alice - - 0 0 1500.00 0 0 1 127.0.0.1 x -", "6") == ["show saved"]
+    assert feed(bot, clip.SavedHeader().line(), clip.SavedMatchRow("alice", 5, 2, 3).line(),
+                clip.SavedMatchRow("bob", 0, 1, 0).line()) == []
+    assert bot.saved == {"alice": 5, "bob": 0}
+    assert [s.text for s in bot.tick(5.5)] == ["invite alice 5"]    # after resume_defer
+    # the server's list replaces what the bot remembered
+    feed(bot, " opponent          matchlength   score (your points first)",
+         "  *carol                 3               0 -  1")
+    assert bot.saved == {"carol": 3}
+    feed(bot, "no saved games.")
+    assert bot.saved == {}
+
+
+def test_refused_invitation_is_retried_with_backoff() -> None:
+    bot = new_bot(invites=(("alice", 3),), invite_interval=30.0, invite_backoff_max=100.0,
+                  keepalive=0.0)
+    bot.connected(0.0)
+    feed(bot, "login: ", "1 gbot 0 -")
+    who = "5 alice - - 1 0 1500.00 0 0 1 127.0.0.1 x -"
+    assert [s.text for s in bot.handle_line(who, now=0.0)] == []
+    assert [s.text for s in bot.handle_line("6", now=0.0)] == ["show saved", "invite alice 3"]
+    bot.handle_line("** alice is refusing games.", now=0.5)
+    sent = [t for t in range(1, 400) for s in bot.tick(float(t)) if s.text == "invite alice 3"]
+    assert sent == [30, 90, 190, 290, 390]       # waits 30, 60, 100 (the cap), 100, ...
+    bot.handle_line("** You are now playing a 3 point match with alice", now=400.0)
+    assert not [s for t in range(401, 900, 7) for s in bot.tick(float(t))
+                if s.text.startswith("invite")]
+
+
+def test_resumed_match_of_unknown_length_is_not_logged_unlimited(
+        caplog: pytest.LogCaptureFixture) -> None:
+    bot = new_bot()
+    feed(bot, "login: ", "1 gbot 0 -")
+    with caplog.at_level(logging.INFO, "gbot.fibs"):
+        feed(bot, "You are now playing with alice. Your running match was loaded.",
+             "turn: gbot.", "match length: 3", "points for user gbot: 1",
+             "points for user alice: 0")
+    assert "unlimited" not in caplog.text
+    assert "alice is 3 points long" in caplog.text
+    assert bot.match is not None and bot.match.length == 3
+
+
+def test_saved_store_round_trip_and_bad_files(tmp_path: Path) -> None:
+    from gbot.protocols.fibs_client import SavedStore
+
+    store = SavedStore(tmp_path / "sub" / "saved.json")
+    assert store.load() == {}
+    store.save({"alice": 5, "bob": 0})
+    assert SavedStore(store.path).load() == {"alice": 5, "bob": 0}
+    for text in ("not json", "[1, 2]", '{"saved": 3}',
+                 '{"saved": {"x y": 1, "ok": -1, "fine": true}}'):
+        store.path.write_text(text)
+        assert store.load() == {}
+
+
+class _EchoLoginServer(FibsServer):
+    """Echoes every line before login back (as a confused server might), password included."""
+
+    echoed: list[str] = []
+
+    def _login(self, conn: Any, text: str) -> None:
+        self.echoed.append(text)
+        conn.send(f"** Unknown command: {text}")
+        conn.send(f"12 alice says: your login was {text}")
+        super()._login(conn, text)
+
+
+def test_password_masked_in_echoed_server_lines(caplog: pytest.LogCaptureFixture) -> None:
+    srv = _EchoLoginServer({"gbot": "pw-Zq81x", "alice": "pa"}, seed=1).start()
+    bot = FibsBot(BotConfig("gbot", delay=0), StubEngine(), "pw-Zq81x")
+    try:
+        with caplog.at_level(logging.DEBUG, "gbot.fibs"):
+            with bot_running(bot, srv.port) as r:
+                assert srv.wait_for(lambda: any("Value of" in x for x in srv.sent_to("gbot")),
+                                    30)
+                r.stop.set()
+                assert srv.wait_for(lambda: "gbot" not in srv.online(), 30)
+        assert "login gbot 1008 gbot pw-Zq81x" in srv.echoed      # the server did echo it
+        assert "Unknown command: login gbot 1008 gbot ****" in caplog.text
+        assert "pw-Zq81x" not in caplog.text
+    finally:
+        srv.stop()
+
+
+def test_verbose_is_debug_for_gbot_loggers_only(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-v``: gbot's own DEBUG lines reach the log; other libraries' (numba) do not."""
+    from click.testing import CliRunner
+
+    import gbot.protocols.fibs_client as fc
+    from gbot.cli import main
+
+    def fake_run(bot: FibsBot, *a: Any, **k: Any) -> ExitReason:
+        logging.getLogger("numba.core.ssa").debug("NUMBA-NOISE")
+        logging.getLogger("gbot.fibs").debug("GBOT-DETAIL")
+        return ExitReason.FINISHED
+
+    monkeypatch.setattr(fc, "run_bot", fake_run)
+    monkeypatch.setenv("GBOT_FIBS_PASSWORD", "pw")
+    log_file = tmp_path / "bot.log"
+    res = CliRunner().invoke(main, ["fibs", "--user", "gbot", "-v", "--log", str(log_file)])
+    assert res.exit_code == 0, res.output
+    text = log_file.read_text()
+    assert "GBOT-DETAIL" in text and "NUMBA-NOISE" not in text
+    assert logging.getLogger("gbot").level == logging.NOTSET      # restored afterwards
+
+
+def test_bad_log_path_is_one_line_error() -> None:
+    from click.testing import CliRunner
+
+    from gbot.cli import main
+
+    res = CliRunner().invoke(main, ["fibs", "--user", "gbot", "--log", "/nonexistent/x.log"],
+                             env={"GBOT_FIBS_PASSWORD": "pw"})
+    assert res.exit_code == 2 and res.exception is not None
+    assert isinstance(res.exception, SystemExit)
+    assert "/nonexistent/x.log" in res.output and "Traceback" not in res.output
+
+
+# --- on the test doubles ------------------------------------------------------------------
+
+
+def test_crawford_game_on_a_server_that_neither_prompts_nor_rolls() -> None:
+    """Two bots finish a 3-point match whose first game is the Crawford game (2-1) on a
+    server that, like BaldLies, sends a board and nothing else to the player on roll."""
+    from gbot.testing.fibs_doubles import CrawfordStallServer
+
+    srv = CrawfordStallServer({"alice": "pa", "bob": "pb"}, seed=5, first_score=(2, 1)).start()
+    alice = FibsBot(BotConfig("alice", delay=0, settle=0.1, invites=(("bob", 3),),
+                              max_matches=1), StubEngine(), "pa")
+    bob = FibsBot(BotConfig("bob", delay=0, settle=0.1, max_matches=1), StubEngine(), "pb")
+    try:
+        with bot_running(alice, srv.port) as ra, bot_running(bob, srv.port) as rb:
+            assert srv.wait_for(lambda: bool(srv.results), 90), srv.history[-5:]
+        assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
+        assert srv.silent_turns > 4
+        res = srv.results[0]
+        assert res.length == 3 and res.score[0] == 3
+        assert _errors(srv.sent_to("alice")) == [] and _errors(srv.sent_to("bob")) == []
+    finally:
+        srv.stop()
+
+
+def _restart_mid_match(srv: FibsServer, make: Callable[[], tuple[FibsBot, FibsBot]],
+                       stores: dict[str, Any] | None = None) -> tuple[FibsBot, FibsBot]:
+    """alice and bob start a 3-point match; both processes stop mid-game (clean logout:
+    the server saves the match); two new bots with empty memories take over."""
+    alice, bob = make()
+    alice.config.invites = (("bob", 3),)
+    st = stores or {}
+    with bot_running(alice, srv.port, store=st.get("alice")) as ra, \
+            bot_running(bob, srv.port, store=st.get("bob")) as rb:
+        assert srv.wait_for(lambda: "alice" in srv.matches and
+                            srv.matches["alice"].state.turn >= 6, 60)
+        ra.stop.set()
+        rb.stop.set()
+        assert srv.wait_for(lambda: not srv.online(), 30)
+    assert srv.saved and not srv.matches
+    return make()
+
+
+def _finish(srv: FibsServer, alice: FibsBot, bob: FibsBot,
+            stores: dict[str, Any] | None = None) -> None:
+    st = stores or {}
+    with bot_running(alice, srv.port, store=st.get("alice")) as ra, \
+            bot_running(bob, srv.port, store=st.get("bob")) as rb:
+        assert srv.wait_for(lambda: bool(srv.results), 120), srv.history[-5:]
+    assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
+    assert [h[0] for h in srv.history].count("resume") == 1
+    assert srv.results[0].length == 3 and srv.results[0].score[0] == 3
+    for name in ("alice", "bob"):       # a server without 'show' says so; nothing else
+        assert [e for e in _errors(srv.sent_to(name)) if "'show'" not in e] == []
+
+
+def test_restarted_bots_resume_the_saved_match_from_show_saved() -> None:
+    srv = FibsServer({"alice": "pa", "bob": "pb"}, seed=2).start()
+
+    def make() -> tuple[FibsBot, FibsBot]:
+        return (FibsBot(BotConfig("alice", delay=0, max_matches=1), StubEngine(), "pa"),
+                FibsBot(BotConfig("bob", delay=0, max_matches=1), StubEngine(), "pb"))
+
+    try:
+        alice, bob = _restart_mid_match(srv, make)
+        assert not alice.saved and not bob.saved           # the memory is gone
+        _finish(srv, alice, bob)
+    finally:
+        srv.stop()
+
+
+def test_restarted_bots_resume_from_their_state_files(tmp_path: Path) -> None:
+    """The server cannot list saved matches: the state file is all a restarted bot has."""
+    from gbot.protocols.fibs_client import SavedStore
+    from gbot.testing.fibs_doubles import NoSavedListServer
+
+    srv = NoSavedListServer({"alice": "pa", "bob": "pb"}, seed=2).start()
+    stores = {n: SavedStore(tmp_path / f"{n}.json") for n in ("alice", "bob")}
+
+    def make() -> tuple[FibsBot, FibsBot]:
+        return (FibsBot(BotConfig("alice", delay=0, max_matches=1), StubEngine(), "pa"),
+                FibsBot(BotConfig("bob", delay=0, max_matches=1), StubEngine(), "pb"))
+
+    try:
+        alice, bob = _restart_mid_match(srv, make, stores)
+        assert stores["alice"].load() == {"bob": 3} and stores["bob"].load() == {"alice": 3}
+        assert not alice.saved and not bob.saved
+        _finish(srv, alice, bob, stores)
+        assert stores["alice"].load() == {} and stores["bob"].load() == {}
+    finally:
+        srv.stop()

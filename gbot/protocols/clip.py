@@ -706,6 +706,41 @@ class YouLeft(Event):
         return "** You terminated the game. The game was saved."
 
 
+# --- show saved -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SavedHeader(Event):
+    """The header of the ``show saved`` list (one :class:`SavedMatchRow` per match follows)."""
+
+    def line(self) -> str:
+        return " opponent          matchlength   score (your points first)"
+
+
+@dataclass(frozen=True)
+class SavedMatchRow(Event):
+    """One row of ``show saved``: the opponent, the match length (0 = unlimited) and the
+    score, my points first. FIBS may mark the opponent with ``*`` or ``**`` (logged in);
+    the marks are read and not kept."""
+
+    name: str
+    length: int
+    my_points: int
+    their_points: int
+
+    def line(self) -> str:
+        length = str(self.length) if self.length else "unlimited"
+        return f" {self.name:<17} {length:>9}  {self.my_points:>8} - {self.their_points:>2}"
+
+
+@dataclass(frozen=True)
+class NoSavedGames(Event):
+    """``show saved`` when there are none."""
+
+    def line(self) -> str:
+        return "no saved games."
+
+
 # --- errors and other replies -------------------------------------------------------
 
 
@@ -1087,6 +1122,29 @@ def _r_toggle_state(m: re.Match[str]) -> Event | None:
     return ToggleState(m.group(1), m.group(2) == "YES")
 
 
+@_rule(r" *opponent +matchlength +score \(your points first\) *")
+def _r_saved_header(_m: re.Match[str]) -> Event:
+    return SavedHeader()
+
+
+@_rule(rf"[ *]+{_P} +([0-9]{{1,4}}|unlimited) +{_N} *- *{_N} *")
+def _r_saved_row(m: re.Match[str]) -> Event:
+    length = 0 if m.group(2) == "unlimited" else int(m.group(2))
+    return SavedMatchRow(m.group(1), length, int(m.group(3)), int(m.group(4)))
+
+
+@_rule(r"[Nn]o saved games\.")
+def _r_no_saved(_m: re.Match[str]) -> Event:
+    return NoSavedGames()
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a FIBS user name."""
+    return _NAME_RE.fullmatch(text) is not None
+
+
+_NAME_RE = re.compile(NAME)
+
 _ERRORS: tuple[tuple[str, str], ...] = (
     (r"\*\* It's not your turn to (?:roll the dice|move|double)\.", "not_your_turn"),
     (r"\*\* You did already roll the dice\.", "already_rolled"),
@@ -1253,10 +1311,12 @@ __all__ = [
     "DoubleAccepted", "Doubles", "Event", "FirstMove", "GameWon", "GiveUp", "Goodbye",
     "Invitation", "JoinPrompt", "LineSplitter", "LoginPrompt", "MAX_LINE", "MatchLengthInfo",
     "MatchResumed", "MatchSaved", "MatchStart", "MatchWon", "Message", "MessageDelivered",
-    "MessageSaved", "MotdBegin", "MotdEnd", "Moves", "NewGame", "OWN_INFO_FIELDS", "OnlyMove",
+    "MessageSaved", "MotdBegin", "MotdEnd", "Moves", "NewGame", "NoSavedGames",
+    "OWN_INFO_FIELDS", "OnlyMove",
     "OpeningRoll", "OpponentLeft", "OwnInfo", "PleaseMove", "PointsFor", "ResignAccepted",
-    "ResignOffer", "ResignRejected", "RollOrDouble", "Rolled", "Score", "ServerError",
+    "ResignOffer", "ResignRejected", "RollOrDouble", "Rolled", "SavedHeader",
+    "SavedMatchRow", "Score", "ServerError",
     "TOGGLES", "TimedOut", "ToggleState", "TurnInfo", "TypeJoin", "Unknown", "UserLogin",
     "UserLogout", "WaitJoin", "Welcome", "WhoEnd", "WhoInfo", "YouDouble", "YouInvited",
-    "YouLeft", "YouResign", "YourTurnToMove", "clean", "format_login", "parse_line",
+    "YouLeft", "YouResign", "YourTurnToMove", "clean", "format_login", "is_name", "parse_line",
 ]

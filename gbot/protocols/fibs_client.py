@@ -4,20 +4,30 @@
 ticks (:meth:`FibsBot.tick`) and answers with :class:`Send` commands; every game decision
 comes from :class:`gbot.engine.Engine`, the same engine the gnubg external-player server
 uses. :func:`run_bot` connects, frames lines with :class:`gbot.protocols.clip.LineSplitter`,
-paces the replies, and reconnects with backoff after a dropped connection (the server saves
-the match; the bot invites the opponent again to resume it). :func:`fibs_move` writes a
-:class:`gbot.Play` in FIBS's absolute point numbering.
+paces the replies, masks the password in every log record, keeps the saved matches in a
+:class:`SavedStore` file when given one, and reconnects with backoff after a dropped
+connection (the server saves the match; the bot invites the opponent again to resume it).
+:func:`fibs_move` writes a :class:`gbot.Play` in FIBS's absolute point numbering.
 
 How the bot avoids acting twice: prompt lines (``It's your turn. Please roll or double.``,
 ``You roll ...``, ``Please move ...``, ``... doubles ...``) set what the server waits for;
 ``board:`` lines carry the state. The bot acts when a board that arrived after its last action
-agrees with the pending request, and then clears the request.
+agrees with the pending request, and then clears the request. A server that puts the bot on
+turn with a board and no prompt (BaldLies in the Crawford game sends no prompt and does not
+roll) is answered from the board alone once ``settle`` seconds pass without a newer one, and
+a watchdog asks for the board (``board``) when a match has been quiet for ``stall`` seconds.
+
+Saved matches: the bot remembers those it saw saved, asks the server (``show saved``) after
+every login, and invites a saved-match opponent (or one named by ``invites``) when both are
+free, again on a timer with growing waits while the invitation is not taken up.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 import logging
+import os
 import select
 import socket
 import threading
@@ -25,6 +35,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gbot.protocols import clip
@@ -70,6 +81,7 @@ class Need(enum.Enum):
     CUBE = "roll or double"
     MOVE = "move"
     TAKE = "accept or reject a double"
+    ROLL = "roll (no double possible)"
 
 
 @dataclass(frozen=True)
@@ -105,11 +117,20 @@ class BotConfig:
     keepalive: float = 600.0
     """Send a harmless command after this many idle seconds (FIBS drops idle sessions)."""
     stall: float = 90.0
-    """Ask for the board again after this long waiting on a move of mine."""
+    """Ask for the board again after this many quiet seconds in a match (0 = never)."""
+    settle: float = 5.0
+    """Act on a board that puts me on turn when no prompt or newer board followed it for
+    this many seconds (a server that neither prompts nor rolls for me)."""
     resume_cooldown: float = 300.0
     """Do not ask to resume for this long after an opponent used ``leave``."""
     invite_interval: float = 30.0
-    """Least seconds between two invitations to the same player."""
+    """Seconds before a second invitation to the same player; each further one waits twice
+    as long as the one before, up to ``invite_backoff_max``."""
+    invite_backoff_max: float = 600.0
+    """Longest wait between two invitations to the same player."""
+    resume_defer: float = 5.0
+    """Seconds to wait before inviting a saved-match opponent whose name sorts before mine
+    (that side invites first when it is a bot too)."""
     resign: bool = True
     """Offer resignations when the engine says the game is lost."""
 
@@ -144,6 +165,7 @@ class _Match:
     length: int
     games: int = 0
     score: tuple[int, int] = (0, 0)
+    length_known: bool = True
 
 
 # =========================================================================== FIBS moves
@@ -203,6 +225,8 @@ class FibsBot:
         self.decisions: deque[Decision] = deque(maxlen=5000)
         self._left_at: dict[str, float] = {}
         self._invited_at: dict[str, float] = {}
+        self._invite_wait: dict[str, float] = {}
+        self._defer_until: dict[str, float] = {}
         self._now = 0.0
         self.connected(0.0)
 
@@ -229,6 +253,8 @@ class FibsBot:
         self._resyncs = 0
         self._resign_waiting: Need | None = None
         self._resigned_game = -1
+        self._board_at = now
+        self._game_ended = False
         self._last_rx = now
         self._last_tx = now
 
@@ -265,7 +291,7 @@ class FibsBot:
         handler = _HANDLERS.get(type(ev))
         if handler is None:
             if isinstance(ev, clip.Unknown) and ev.text.strip():
-                log.debug("ignored line: %s", ev.text[:200])
+                log.debug("ignored line: %s", self.mask(ev.text)[:200])
             return []
         try:
             out = handler(self, ev)
@@ -277,21 +303,50 @@ class FibsBot:
         return out
 
     def tick(self, now: float) -> list[Send]:
-        """Timers: keep-alive while idle, and a board request when a turn seems stuck."""
+        """Timers: act on a board no prompt followed, ask for the board when a match is
+        quiet, invite again, and keep the session alive while idle."""
         self._now = now
         out: list[Send] = []
         if not self.logged_in or self._stopping:
             return out
         cfg = self.config
-        if self.match is not None and self.need is not None and cfg.stall > 0 and \
-                now - max(self._last_rx, self._last_tx) > cfg.stall:
-            log.info("no progress for %.0f s; asking for the board again", cfg.stall)
-            out += self._resync_now()
-        elif cfg.keepalive > 0 and now - max(self._last_tx, self._last_rx) > cfg.keepalive:
+        quiet = now - max(self._last_rx, self._last_tx)
+        if self.match is not None:
+            out += self._act_on_board_alone(now)
+            if not out and cfg.stall > 0 and quiet > cfg.stall:
+                log.info("no progress for %.0f s; asking for the board again", cfg.stall)
+                out += self._resync_now()
+        elif self._who_ready:
+            out += self._invite_someone()
+        if not out and cfg.keepalive > 0 and quiet > cfg.keepalive:
             out.append(Send("time"))
         if out:
             self._last_tx = now
         return out
+
+    def _act_on_board_alone(self, now: float) -> list[Send]:
+        """The latest board puts me on turn, nothing has answered it for ``settle`` seconds
+        and no prompt came: do what the board asks (roll, double or roll, move, or answer
+        the pending double)."""
+        fb = self.board
+        if fb is None or not fb.me_player1 or self._serial <= self._acted or \
+                self._game_ended or self._resign_waiting is not None or \
+                self.config.settle <= 0 or now - self._board_at < self.config.settle:
+            return []
+        if self._board_raw == self._acted_raw and not self._repeat_ok:
+            return []
+        q = fb.question
+        st = fb.state
+        if q == "take_or_drop":
+            need = Need.TAKE
+        elif q == "move":
+            need = Need.MOVE
+        else:
+            need = Need.CUBE if st.may_double(st.player_to_act) else Need.ROLL
+        log.info("the board puts me on turn (%s) and no prompt came for %.0f s; acting on "
+                 "the board", need.value, self.config.settle)
+        self.need = need
+        return self._act()
 
     # --- login and settings ------------------------------------------------------------
     def _on_login_prompt(self, _ev: clip.LoginPrompt) -> list[Send]:
@@ -307,6 +362,16 @@ class FibsBot:
     def login_text(self) -> str:
         """The login command with the password masked (for logs)."""
         return clip.format_login(self.config.client_name, self.config.user, "****")
+
+    def mask(self, text: str) -> str:
+        """``text`` with every occurrence of the password replaced by ``****``."""
+        pw = self.__password
+        return text.replace(pw, "****") if pw and pw in text else text
+
+    def restore_saved(self, saved: dict[str, int]) -> None:
+        """Remember the saved matches ``{opponent: length}`` (from a state file)."""
+        for name, length in saved.items():
+            self._remember_saved(name, length)
 
     def _on_welcome(self, ev: clip.Welcome) -> list[Send]:
         self.logged_in = True
@@ -341,10 +406,36 @@ class FibsBot:
         if self._who_ready:
             return []
         self._who_ready = True
-        out: list[Send] = []
+        out: list[Send] = [Send("show saved")]
         for name in list(self._who):
             out += self._maybe_invite(name)
         return out
+
+    def _on_saved_header(self, _ev: clip.SavedHeader) -> list[Send]:
+        # the server's list follows: it, not my memory, says which matches are saved
+        self.saved.clear()
+        return []
+
+    def _on_no_saved(self, _ev: clip.NoSavedGames) -> list[Send]:
+        self.saved.clear()
+        return []
+
+    def _on_saved_row(self, ev: clip.SavedMatchRow) -> list[Send]:
+        if self.match is not None and self.match.opponent == ev.name:
+            return []
+        self._remember_saved(ev.name, ev.length)
+        log.info("saved match with %s: %s, %d-%d", ev.name,
+                 f"{ev.length} points" if ev.length else "unlimited", ev.my_points,
+                 ev.their_points)
+        return self._maybe_invite(ev.name) if self._who_ready else []
+
+    def _invite_someone(self) -> list[Send]:
+        """Invite the first saved-match opponent or listed player who is free and due."""
+        for name in [*self.saved, *(n for n, _ in self.config.invites)]:
+            out = self._maybe_invite(name)
+            if out:
+                return out
+        return []
 
     def _on_logout(self, ev: clip.UserLogout) -> list[Send]:
         self._who.pop(ev.name, None)
@@ -370,8 +461,17 @@ class FibsBot:
         if length is None:
             return []
         last = self._invited_at.get(name)
-        if last is not None and self._now - last < self.config.invite_interval:
-            return []
+        wait = self._invite_wait.get(name, self.config.invite_interval)
+        if last is None and name in self.saved and self.config.user > name:
+            # both sides may be bots that resume: the name that sorts first invites at
+            # once, the other a little later (so that the two invitations do not cross)
+            until = self._defer_until.setdefault(name, self._now + self.config.resume_defer)
+            if self._now < until:
+                return []
+        if last is not None:
+            if self._now - last < wait:
+                return []
+            self._invite_wait[name] = min(self.config.invite_backoff_max, wait * 2)
         self._invited_at[name] = self._now
         log.info("inviting %s (%s)", name,
                  "saved match" if name in self.saved else f"{length or 'unlimited'} points")
@@ -405,14 +505,21 @@ class FibsBot:
         log.info("accepting %s from %s", what, ev.name)
         return [Send(f"join {ev.name}", self.config.delay)]
 
-    def _start_match(self, name: str, length: int, resumed: bool) -> list[Send]:
-        self.match = _Match(name, length)
+    def _start_match(self, name: str, length: int | None, resumed: bool) -> list[Send]:
+        self.match = _Match(name, length or 0, length_known=length is not None)
         self.saved.pop(name, None)
+        self._invited_at.pop(name, None)
+        self._invite_wait.pop(name, None)
+        self._defer_until.pop(name, None)
         self.need = None
         self.board = None
         self._resyncs = 0
-        log.info("%s %s with %s", "resumed" if resumed else "started",
-                 f"{length} point match" if length else "unlimited match", name)
+        self._game_ended = False
+        if length is None:
+            log.info("resumed the saved match with %s", name)
+        else:
+            log.info("%s %s with %s", "resumed" if resumed else "started",
+                     f"{length} point match" if length else "unlimited match", name)
         if self.config.greeting and not resumed:
             return [Send(f"kibitz {self.config.greeting}")]
         return []
@@ -421,24 +528,31 @@ class FibsBot:
         return self._start_match(ev.name, ev.length, resumed=False)
 
     def _on_match_resumed(self, ev: clip.MatchResumed) -> list[Send]:
-        out = self._start_match(ev.name, self.saved.get(ev.name, 0), resumed=True)
+        out = self._start_match(ev.name, self.saved.get(ev.name), resumed=True)
         self._resync = True
         return out
 
     def _on_match_length(self, ev: clip.MatchLengthInfo) -> list[Send]:
-        if self.match is not None:
-            self.match.length = ev.length
+        m = self.match
+        if m is not None:
+            if not m.length_known or m.length != ev.length:
+                log.info("the match with %s is %s", m.opponent,
+                         f"{ev.length} points long" if ev.length else "unlimited")
+            m.length = ev.length
+            m.length_known = True
         return []
 
     def _on_new_game(self, _ev: clip.NewGame) -> list[Send]:
         self.need = None
         self._resyncs = 0
         self._resign_waiting = None
+        self._game_ended = False
         return []
 
     # --- turn flow ----------------------------------------------------------------------
     def _set_need(self, need: Need | None) -> list[Send]:
         self.need = need
+        self._game_ended = False
         return self._act()
 
     def _on_your_turn_to_move(self, _ev: clip.YourTurnToMove) -> list[Send]:
@@ -480,6 +594,7 @@ class FibsBot:
         self.board = fb
         self._board_raw = ev.raw
         self._board_asked = False
+        self._board_at = self._now
         self._serial += 1
         if self.match is None and "You" in fb.names:
             opp = fb.names[1] if fb.names[0] == "You" else fb.names[0]
@@ -490,11 +605,12 @@ class FibsBot:
             need: Need | None = {"move": Need.MOVE, "take_or_drop": Need.TAKE,
                                  "double_or_roll": Need.CUBE}[fb.question]
             if need is Need.CUBE and not fb.state.may_double(fb.state.player_to_act):
-                need = None            # the server rolls for me
+                need = None            # the server should roll for me (else see settle)
+            self._repeat_ok = True
             if need is not None:
                 self.need = need
-                self._repeat_ok = True
         elif not fb.me_player1:
+            self._game_ended = False
             self._acted_raw = ""       # the turn moved on: a later equal board is a new state
             if self.need is not Need.TAKE:
                 self.need = None       # the opponent is to act: nothing is asked of me
@@ -522,7 +638,7 @@ class FibsBot:
     def _on_chat(self, ev: clip.Chat) -> list[Send]:
         if ev.kind in ("says", "kibitzes") and self.match is not None and \
                 ev.name == self.match.opponent:
-            log.info("%s: %s", ev.name, ev.text[:200])
+            log.info("%s: %s", ev.name, self.mask(ev.text)[:200])
             if ev.text.strip().lower() in NUDGES:
                 return self._resync_now()
         return []
@@ -542,10 +658,14 @@ class FibsBot:
         q = fb.question
         if need is Need.TAKE and q == "take_or_drop":
             return self._answer_double(fb, synthesized=False)
-        if need is Need.CUBE and q == "double_or_roll" or need is Need.MOVE and q == "move":
+        if need in (Need.CUBE, Need.ROLL) and q == "double_or_roll" or \
+                need is Need.MOVE and q == "move":
             resign = self._maybe_resign(fb)
             if resign:
                 return resign
+            if need is Need.ROLL:
+                self._done()
+                return self._decided("cube", "roll")
             return self._cube(fb) if need is Need.CUBE else self._move(fb)
         return []
 
@@ -656,6 +776,8 @@ class FibsBot:
     def _game_over(self, text: str) -> list[Send]:
         self.need = None
         self._resign_waiting = None
+        self._game_ended = True
+        self._acted = self._serial
         self.games_played += 1
         if self.match is not None:
             self.match.games += 1
@@ -779,6 +901,9 @@ _HANDLERS: dict[type[clip.Event], _Handler] = {
     clip.Goodbye: FibsBot._on_goodbye,                   # type: ignore[dict-item]
     clip.TimedOut: FibsBot._on_timed_out,                # type: ignore[dict-item]
     clip.AlreadyLoggedIn: FibsBot._on_already,           # type: ignore[dict-item]
+    clip.SavedHeader: FibsBot._on_saved_header,          # type: ignore[dict-item]
+    clip.SavedMatchRow: FibsBot._on_saved_row,           # type: ignore[dict-item]
+    clip.NoSavedGames: FibsBot._on_no_saved,             # type: ignore[dict-item]
 }
 
 
@@ -819,11 +944,83 @@ class _Outbox:
 
 
 def _masked(bot: FibsBot, text: str) -> str:
-    return bot.login_text() if text.startswith("login ") else text
+    return bot.login_text() if text.startswith("login ") else bot.mask(text)
+
+
+class _Masking(logging.Filter):
+    """Replaces the bot's password in every record of the logger it is attached to."""
+
+    def __init__(self, bot: FibsBot) -> None:
+        super().__init__()
+        self._bot = bot
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        masked = self._bot.mask(msg)
+        if masked != msg:
+            record.msg, record.args = masked, ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._bot.mask(record.exc_text)
+        return True
+
+
+class SavedStore:
+    """The bot's saved matches in a JSON file (``{"saved": {"NAME": LENGTH}}``), so that a
+    restarted bot still knows whom to invite when the server cannot list them."""
+
+    def __init__(self, path: str | Path) -> None:
+        """A store at ``path`` (created on the first save)."""
+        self.path = Path(path)
+
+    def load(self) -> dict[str, int]:
+        """The saved matches in the file; an absent or unreadable file holds none."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("cannot read saved matches from %s: %s", self.path, exc)
+            return {}
+        saved = data.get("saved") if isinstance(data, dict) else None
+        if not isinstance(saved, dict):
+            log.warning("%s holds no saved matches ({\"saved\": {...}} expected)", self.path)
+            return {}
+        out: dict[str, int] = {}
+        for name, length in list(saved.items())[:MAX_SAVED]:
+            if isinstance(name, str) and clip.is_name(name) and isinstance(length, int) \
+                    and not isinstance(length, bool) and 0 <= length <= 9999:
+                out[name] = length
+        return out
+
+    def save(self, saved: dict[str, int]) -> None:
+        """Write ``saved`` atomically; a failure is logged, not raised."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"saved": dict(saved)}, sort_keys=True) + "\n",
+                           encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.warning("cannot write saved matches to %s: %s", self.path, exc)
+
+
+class _Saver:
+    """Writes the bot's saved matches to a :class:`SavedStore` whenever they change."""
+
+    def __init__(self, bot: FibsBot, store: SavedStore | None) -> None:
+        self.bot, self.store = bot, store
+        self.last = dict(bot.saved)
+
+    def check(self) -> None:
+        if self.store is not None and self.bot.saved != self.last:
+            self.last = dict(self.bot.saved)
+            self.store.save(self.last)
 
 
 def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
-             clock: Callable[[], float]) -> None:
+             clock: Callable[[], float], saver: _Saver | None = None) -> None:
     """Serve one connection until it closes (or the bot has logged out)."""
     splitter = clip.LineSplitter()
     out = _Outbox()
@@ -840,6 +1037,8 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
         if bye_at is not None and now - bye_at > 5.0:
             return                                  # the server did not close: we do
         out.add(now, bot.tick(now))
+        if saver is not None:
+            saver.check()
         for text in out.due(now):
             log.debug("> %s", _masked(bot, text))
             try:
@@ -867,7 +1066,7 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
             return
         before = splitter.truncated
         for line in splitter.feed(data):
-            log.debug("< %s", line[:500])
+            log.debug("< %s", bot.mask(line)[:500])
             out.add(clock(), bot.handle_line(line, clock()))
         if splitter.truncated != before:
             log.warning("cut %d over-long server line(s)", splitter.truncated - before)
@@ -875,12 +1074,28 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
 
 def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None = None,
             stop: threading.Event | None = None, clock: Callable[[], float] = time.monotonic,
-            connect_timeout: float = 10.0) -> ExitReason:
+            connect_timeout: float = 10.0, store: SavedStore | None = None) -> ExitReason:
     """Run ``bot`` against the server at ``host:port`` until it stops; returns why.
 
     A dropped connection is retried with ``reconnect``'s backoff (a successful login resets
-    the count); ``stop`` asks for a clean logout from another thread.
+    the count); ``stop`` asks for a clean logout from another thread. ``store`` keeps the
+    saved matches across restarts (read once here, written whenever they change). While it
+    runs, the password is masked in every record of the ``gbot.fibs`` logger.
     """
+    masking = _Masking(bot)
+    log.addFilter(masking)
+    try:
+        if store is not None:
+            bot.restore_saved(store.load())
+        return _run(bot, host, port, reconnect, stop, clock, connect_timeout,
+                    _Saver(bot, store))
+    finally:
+        log.removeFilter(masking)
+
+
+def _run(bot: FibsBot, host: str, port: int, reconnect: Reconnect | None,
+         stop: threading.Event | None, clock: Callable[[], float], connect_timeout: float,
+         saver: _Saver) -> ExitReason:
     policy = reconnect or Reconnect()
     stop = stop or threading.Event()
     failures = 0
@@ -895,7 +1110,7 @@ def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None =
             log.info("connected to %s:%d", host, port)
             logins_before = bot.logins
             try:
-                _session(bot, sock, stop, clock)
+                _session(bot, sock, stop, clock, saver)
             except Exception:
                 log.exception("internal error in the session")
                 bot.stop_reason = bot.stop_reason or ExitReason.ERROR
@@ -905,6 +1120,7 @@ def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None =
                 except OSError:
                     pass
             bot.disconnected()
+            saver.check()
             if bot.stop_reason is not None:
                 log.info("stopped: %s", bot.stop_reason.name.lower().replace("_", " "))
                 return bot.stop_reason
@@ -923,6 +1139,6 @@ def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None =
 
 
 __all__ = [
-    "BotConfig", "Decision", "ExitReason", "FibsBot", "MatchResult", "Need", "Reconnect", "Send",
-    "fibs_move", "fibs_point", "fibs_steps", "run_bot",
+    "BotConfig", "Decision", "ExitReason", "FibsBot", "MatchResult", "Need", "Reconnect",
+    "SavedStore", "Send", "fibs_move", "fibs_point", "fibs_steps", "run_bot",
 ]

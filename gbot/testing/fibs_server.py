@@ -715,13 +715,13 @@ class FibsServer:
         mine = [(m.other(conn.name), m) for k, m in self.saved.items() if conn.name in k]
         if what == "saved":
             if not mine:
-                conn.send("no saved games.")
+                conn.send(clip.NoSavedGames().line())
                 return
-            conn.send(" opponent          matchlength   score (your points first)")
+            conn.send(clip.SavedHeader().line())
             for opp, m in mine:
                 i = m.index(conn.name)
                 s = m.state.score
-                conn.send(f" {opp:<17} {m.state.match_length:>5}  {s[i]:>8} - {s[1 - i]:>2}")
+                conn.send(clip.SavedMatchRow(opp, m.state.match_length, s[i], s[1 - i]).line())
         elif what == "savedcount":
             n = len(mine)
             conn.send(f"{conn.name} has {n} saved game{'s' if n != 1 else ''}." if n
