@@ -96,5 +96,10 @@ from gbot.cli_web import COMMANDS as _WEB  # noqa: E402
 for _cmd in _WEB:
     main.add_command(_cmd)
 
+from gbot.cli_analysis import COMMANDS as _ANALYSIS  # noqa: E402
+
+for _cmd in _ANALYSIS:
+    main.add_command(_cmd)
+
 if __name__ == "__main__":
     main()
