@@ -19,7 +19,9 @@ and an empty left column on the first line means player 1 opened. A move entry i
 ``Beavers => N`` (a take that answers a beaver or raccoon is left out, as gnubg writes it;
 gnubg 1.07's own importer misreads some beaver sequences, so prefer :mod:`gbot.sgf` for
 sessions with beavers). Resignations are not written: the winner's ``Wins N points`` line ends the
-game (a drawn game, under the draw-on-last-roll switch, has none).
+game (a drawn game, under the draw-on-last-roll switch, has none). The format has no rule
+switches: comment lines at the top of the file name the rules played and warn where gnubg's
+import will read the file otherwise (its own Jacoby setting, backgammons counted triple).
 
 :func:`dumps` writes a :class:`~gbot.referee.MatchRecord`; :func:`loads` reads one back,
 replaying every game through the referee so that each move is checked for legality.
@@ -125,12 +127,24 @@ def _game_lines(game: GameRecord, names: tuple[str, str]) -> list[str]:
     return lines
 
 
+def _notes(record: MatchRecord) -> list[str]:
+    """Comment lines: the rules played, and where gnubg's import will read them otherwise."""
+    from gbot.matchnotes import gnubg_warnings, rules_text
+
+    out = [f"; gbot: {rules_text(record.rules, record.match_length)}"]
+    out += [f"; gnubg: {w}" for w in gnubg_warnings(record.rules, record.match_length)]
+    return out
+
+
 def dumps(record: MatchRecord) -> str:
-    """The ``.mat`` text of ``record`` (names must not contain ``:`` or line breaks)."""
+    """The ``.mat`` text of ``record`` (names must not contain ``:`` or line breaks).
+
+    Comment lines (``;``) at the top give the rules the match was played under and warn
+    where gnubg's import reads them otherwise (:mod:`gbot.matchnotes`)."""
     for name in record.names:
         if ":" in name or "\n" in name or not name.strip():
             raise MatchFileError(f"player name cannot be written to a .mat file: {name!r}")
-    out = ["", f" {record.match_length} point match", ""]
+    out = [*_notes(record), "", f" {record.match_length} point match", ""]
     for game in record.games:
         out.extend(_game_lines(game, record.names))
         out.append("")

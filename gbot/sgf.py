@@ -9,7 +9,8 @@ action: ``W[52mhhf]`` for a move (the roll, larger die first, then ``from``/``to
 ``B[double]``, ``W[take]``, ``W[drop]``, and ``PL[W]DI[62]`` for a roll its player resigned after.
 Points are letters in player 0's numbering (``a`` = point 1 ... ``x`` = 24), ``y`` is the bar and
 ``z`` is off, for both players. Beavers and raccoons are written as redoubles, which is how
-gnubg records them. Only the standard variation is written; drawn games have no ``RE``.
+gnubg records them. Only the standard variation is written; drawn games have no ``RE``. The first
+game's root has a comment (``C``) naming the rules played and where gnubg reads them otherwise.
 """
 
 from __future__ import annotations
@@ -76,7 +77,18 @@ def _root(record: MatchRecord, game: GameRecord) -> str:
     if game.winner >= 0 and game.how != GameState.PLAYING:
         flag = "R" if game.how == GameState.RESIGNED else ""
         props.append(f"RE[{_colour(game.winner)}+{game.points}{flag}]")
+    if game is record.games[0]:
+        props.append(f"C[{_esc(_note(record))}]")
     return "(;" + "".join(props)
+
+
+def _note(record: MatchRecord) -> str:
+    """The first game's comment: the rules played, and where gnubg reads them otherwise."""
+    from gbot.matchnotes import gnubg_warnings, rules_text
+
+    lines = [f"gbot: {rules_text(record.rules, record.match_length)}"]
+    lines += [f"gnubg: {w}" for w in gnubg_warnings(record.rules, record.match_length, sgf=True)]
+    return "\n".join(lines)
 
 
 def dumps(record: MatchRecord) -> str:
