@@ -35,6 +35,63 @@ SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
 RUNS = Path(os.environ.get("GBOT_RUNS", Path.home() / ".cache" / "gbot" / "runs"))
 
 
+def _require_torch(stage: str) -> None:
+    """Stop with a one-line error when torch is missing (it comes with the train extra)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            f"gbot train {stage} needs torch, which is not installed: "
+            "pip install 'gbot[train]' (the train extra)") from None
+
+
+def _check_npz(path: Path, option: str, keys: tuple[str, ...] = ("boards", "probs")) -> None:
+    """``path`` must be a readable ``.npz`` file holding ``keys``, else a one-line error."""
+    if not path.exists():
+        raise click.ClickException(f"{option} {str(path)!r}: no such file")
+    if path.is_dir():
+        raise click.ClickException(f"{option} {str(path)!r} is a folder, not an .npz file")
+    try:
+        with np.load(path) as z:
+            files = set(z.files)
+    except (OSError, ValueError, EOFError, AttributeError) as exc:
+        raise click.ClickException(
+            f"{option} {str(path)!r} is not an .npz data file ({exc})") from None
+    missing = [k for k in keys if k not in files]
+    if missing:
+        raise click.ClickException(f"{option} {str(path)!r} holds no {', '.join(missing)} "
+                                   f"(it has {', '.join(sorted(files)) or 'nothing'})")
+
+
+def _check_folder(path: Path, option: str, pattern: str, what: str) -> None:
+    """``path`` must be a folder with files matching ``pattern``, else a one-line error."""
+    if not path.is_dir():
+        raise click.ClickException(f"{option} {str(path)!r}: no such folder")
+    if not any(p for p in path.glob(pattern) if ".tmp" not in p.name):
+        raise click.ClickException(f"{option} {str(path)!r} holds no {what} ({pattern})")
+
+
+def _check_data(path: Path) -> None:
+    """A ``--data`` set: an .npz file, a labelled folder or a selfplay folder."""
+    if path.is_dir() and (path / "positions.npz").exists():
+        _check_folder(path, "--data", "label-*.npz", "labelled chunks")
+    elif path.is_dir():
+        _check_folder(path, "--data", "chunk-*.npz", "selfplay chunks")
+    else:
+        _check_npz(path, "--data")
+
+
+def _check_weights(path: Path, option: str) -> None:
+    """``path`` must be a weights file gbot can read, else a one-line error."""
+    from gbot.errors import GbotError
+    from gbot.eval.net import Networks
+
+    try:
+        Networks.load(path)
+    except GbotError as exc:
+        raise click.ClickException(f"{option}: {exc}") from None
+
+
 def _log_to(path: Path):  # type: ignore[no-untyped-def]
     path.parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "a", encoding="utf-8")
@@ -102,11 +159,14 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
               show_default=True)
 @click.option("--eps", default=0.1, show_default=True, help="share of random plays")
 @click.option("--chunk-games", default=200, show_default=True)
-@click.option("--weights", type=click.Path(path_type=Path), default=None)
+@click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None)
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
              weights: Path | None) -> None:
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
     from gbot.train import selfplay as S
+    if weights is not None:
+        _check_weights(weights, "--weights")
     S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"))
 
 
@@ -124,6 +184,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
     """Label positions from our own play with gnubg-nn at --plies (resumable)."""
     from gbot.train import label as L
     from gbot.train import selfplay as S
+    if not (out / "positions.npz").exists():
+        _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
         bp, _ = S.load(src, played_only=True)
@@ -166,6 +228,12 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     from gbot.eval.net import Networks
     from gbot.train import data as D
     from gbot.train.supervised import default_configs, train_networks
+    _require_torch("supervised")
+    for path in data_paths:
+        _check_data(path)
+    _check_npz(val, "--val")
+    if init is not None:
+        _check_weights(init, "--init")
     log = _log_to(workdir / "log.txt")
     boards, probs = [], []
     weights = list(data_weights) or [1.0] * len(data_paths)
@@ -200,7 +268,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
               type=click.Path(path_type=Path, exists=True, file_okay=False),
               help="selfplay folders (positions from play with their 0-ply values)")
 @click.option("--out", type=click.Path(path_type=Path), required=True)
-@click.option("--teacher", "teacher_name", type=click.Choice(["gnubg-nn", "gbot"]),
+@click.option("--teacher", "teacher_name", type=click.Choice(["gnubg-nn", "gbot", "bgsage"]),
               default="gnubg-nn", show_default=True)
 @click.option("--plies", default=1, show_default=True, type=click.IntRange(0, 3))
 @click.option("--margin", default=0.08, show_default=True,

@@ -10,7 +10,9 @@ atomically as ``label-NNNNN.npz`` (``boards``, ``probs``; the layout of :mod:`gb
 so ``gbot train supervised --data FOLDER`` reads it), and a rerun continues with the missing
 chunks. Teachers: ``gnubg-nn`` at 1 or 2 plies (``gnubg_nn.probabilities``), ``gbot`` at
 ``plies`` with gbot's own search over the given weights (the iterated 1-ply target: the mean
-over the 21 rolls of the best reply's value under the current networks).
+over the 21 rolls of the best reply's value under the current networks), ``bgsage`` at
+``plies`` in bgsage's own naming (1 = its raw net, 2 = gnubg's 1-ply, 3 = gnubg's 2-ply; see
+:mod:`gbot.train.bgsage_bridge`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
-TEACHERS = ("gnubg-nn", "gbot")
+TEACHERS = ("gnubg-nn", "gbot", "bgsage")
 
 
 def close_candidates(folders: list[Path], margin: float
@@ -94,6 +96,10 @@ def make_teacher(teacher: str, plies: int, weights: str | None = None
         def label(b: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
             return np.asarray(ev.evaluate(b, ply=plies), dtype=np.float32)
         return label
+    if teacher == "bgsage":
+        from gbot.train.bgsage_bridge import Bgsage
+
+        return Bgsage(plies, threads=1).probabilities
     raise ValueError(f"unknown teacher {teacher!r} (choose from {', '.join(TEACHERS)})")
 
 
