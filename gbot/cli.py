@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 
 import click
 
 import gbot
+from gbot.cli_logging import check_log_file, setup_logging
 
 __all__ = ["main"]
 
@@ -18,9 +18,19 @@ def main() -> None:
     """gbot, a backgammon bot for GNU Backgammon's external-player protocol and FIBS."""
 
 
+def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--listen``: a bare port number means 127.0.0.1:PORT (not a socket file)."""
+    if value.isdigit():
+        if not 0 < int(value) < 65536:
+            raise click.BadParameter(f"port {value} is not in 1..65535", param=param)
+        return f"127.0.0.1:{int(value)}"
+    return value
+
+
 @main.command()
-@click.option("--listen", default="127.0.0.1:31000", show_default=True,
-              help="HOST:PORT for TCP, or a filesystem path for a Unix socket.")
+@click.option("--listen", default="127.0.0.1:31000", show_default=True, callback=_listen,
+              help="HOST:PORT for TCP (a bare PORT means 127.0.0.1:PORT), or a filesystem\n"
+                   "path for a Unix socket (write ./NAME for a file named by digits).")
 @click.option("--ply", type=click.IntRange(0, 4), default=0, show_default=True,
               help="Look-ahead of every decision.")
 @click.option("--jacoby/--no-jacoby", default=True, show_default=True,
@@ -37,8 +47,10 @@ def main() -> None:
               help="Caucasian rule: a checker that hits in its home board may not join\n"
                    "its own checkers later in the same turn.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
+              callback=check_log_file,
               help="Write a log (connections; every request with --verbose) to this file.")
-@click.option("-v", "--verbose", is_flag=True, help="Log every request and reply.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Log every request and reply (DEBUG for gbot's own loggers only).")
 def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
           end_mode: str, caucasian: bool, log_file: str | None, verbose: bool) -> None:
     """Play for a gnubg seat: answer gnubg's external-player protocol on LISTEN.
@@ -52,12 +64,7 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
     from gbot.server import parse_address
     from gbot.server import serve as run_server
 
-    level = logging.DEBUG if verbose else logging.INFO
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if log_file:
-        handlers.append(logging.FileHandler(log_file))
-    logging.basicConfig(level=level, handlers=handlers,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    setup_logging(verbose, log_file, "%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         address = parse_address(listen)
         rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import click
 
-__all__ = ["check_log_file", "command_logging"]
+__all__ = ["check_log_file", "command_logging", "setup_logging"]
 
 
 def check_log_file(_ctx: click.Context, param: click.Parameter, value: str | None
@@ -36,11 +36,10 @@ def check_log_file(_ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
-@contextmanager
-def command_logging(verbose: bool, log_file: str | None, fmt: str) -> Iterator[None]:
+def setup_logging(verbose: bool, log_file: str | None, fmt: str) -> list[logging.Handler]:
     """Log INFO and up to stderr (and ``log_file``); with ``verbose``, also gbot's DEBUG.
 
-    Other libraries stay at INFO. Handlers and levels are put back on exit.
+    Other libraries stay at INFO. Returns the handlers added to the root logger.
     """
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
@@ -51,13 +50,22 @@ def command_logging(verbose: bool, log_file: str | None, fmt: str) -> Iterator[N
                 f"cannot write the log file {log_file!r}: {exc.strerror or exc}") from None
     formatter = logging.Formatter(fmt)
     root = logging.getLogger()
-    ours = logging.getLogger("gbot")
-    saved = (root.level, ours.level)
     for h in handlers:
         h.setFormatter(formatter)
         root.addHandler(h)
     root.setLevel(logging.INFO)
-    ours.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logging.getLogger("gbot").setLevel(logging.DEBUG if verbose else logging.INFO)
+    return handlers
+
+
+@contextmanager
+def command_logging(verbose: bool, log_file: str | None, fmt: str) -> Iterator[None]:
+    """:func:`setup_logging` for the length of a ``with`` block; handlers and levels are
+    put back on exit."""
+    root = logging.getLogger()
+    ours = logging.getLogger("gbot")
+    saved = (root.level, ours.level)
+    handlers = setup_logging(verbose, log_file, fmt)
     try:
         yield
     finally:

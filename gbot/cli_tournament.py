@@ -49,10 +49,10 @@ grandmaster."""
               default="0", show_default=True, help="Highest cube value (0 = no cap).")
 @click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
               default="backgammons", show_default=True, help="What a game can be worth.")
-@click.option("--jacoby/--no-jacoby", default=False, show_default=True,
-              help="Money: gammons count only once the cube was turned.")
-@click.option("--beavers/--no-beavers", default=False, show_default=True,
-              help="Money: doubled side may beaver.")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
+              help="Money: gammons count only once the cube was turned (gnubg's default).")
+@click.option("--beavers/--no-beavers", default=True, show_default=True,
+              help="Money: doubled side may beaver (gnubg's default).")
 @click.option("--caucasian", is_flag=True,
               help="Caucasian rule: a checker that hits in its home board may not "
               "join its own checkers later in the same turn.")
@@ -86,6 +86,7 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
     from gbot.match import Rules
     from gbot.tournament import TournamentConfig, load_config, run
     from gbot.tournament.report import summarize, text
+    from gbot.tournament.runner import preflight
 
     try:
         if resume:
@@ -97,7 +98,8 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
             if len(players) < 2:
                 raise click.UsageError("name two players or more (or --resume FOLDER)")
             rules = Rules(cube_enabled=cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                          jacoby=jacoby, beavers=beavers, caucasian=caucasian,
+                          jacoby=jacoby and length == 0, beavers=beavers and length == 0,
+                          caucasian=caucasian,
                           draw_last_roll=draw_last_roll, opener=opener, variation=variation,
                           resignation=resignation)
             config = TournamentConfig(
@@ -105,6 +107,7 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
                                            else "round-robin"),
                 length, games, duplicate, seed, rules)
             folder = Path(out) if out else Path("tournaments") / time.strftime("%Y%m%d-%H%M%S")
+        preflight(config, backend)      # players and backend, before the folder exists
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
 
@@ -131,14 +134,20 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
     click.echo(f"tournament folder: {folder}", err=True)
     try:
         summary = run(config, folder, backend=backend, workers=workers,
-                      ray_address=ray_address, progress=show, stop_after=max_games)
+                      ray_address=ray_address, progress=show, stop_after=max_games,
+                      check=False)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted; finished games are saved. Resume with: gbot tournament "
-                   f"--resume {folder}", err=True)
+        if _games_in(folder):
+            click.echo(f"\ninterrupted; finished games are saved. Resume with: gbot "
+                       f"tournament --resume {folder}", err=True)
+        else:
+            click.echo("\ninterrupted before any game finished", err=True)
         sys.exit(130)
     except GbotError as exc:
         if tty and not quiet:
             click.echo("", err=True)
+        if not _games_in(folder):
+            raise click.ClickException(f"{exc} (no game was finished)") from None
         raise click.ClickException(f"{exc} (finished games are saved; resume with "
                                    f"gbot tournament --resume {folder})") from None
     if tty and not quiet:
@@ -146,3 +155,12 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
     click.echo(text(summarize(summary)), nl=False)
     if not summary.complete:
         click.echo(f"stopped early; resume with: gbot tournament --resume {folder}", err=True)
+
+
+def _games_in(folder: Path) -> int:
+    """Finished games recorded in a tournament folder (0 when there is none)."""
+    try:
+        with open(folder / "games.jsonl", encoding="utf-8") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0

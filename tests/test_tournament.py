@@ -356,14 +356,18 @@ def test_broken_external_player_stops_the_run(tmp_path: Path) -> None:
     port = srv.getsockname()[1]
 
     def serve() -> None:
-        conn, _ = srv.accept()
-        with conn:
-            f = conn.makefile("rwb")
-            for raw in f:
-                if raw.startswith(b"exit"):
-                    break
-                f.write(b"roll\n" if b":0:0:0:0:1:" in raw else b"24/1 24/1\n")
-                f.flush()
+        while True:                 # as gnubg's "external": back to listening after a client
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                f = conn.makefile("rwb")
+                for raw in f:
+                    if raw.startswith(b"exit"):
+                        break
+                    f.write(b"roll\n" if b":0:0:0:0:1:" in raw else b"24/1 24/1\n")
+                    f.flush()
 
     threading.Thread(target=serve, daemon=True).start()
     cfg = TournamentConfig(("random", f"127.0.0.1:{port},timeout=10"), games=2,

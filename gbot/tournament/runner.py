@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -50,7 +51,7 @@ from gbot.tournament.records import (
     state_after,
 )
 
-__all__ = ["SCHEMES", "Progress", "RunSummary", "TournamentConfig", "run",
+__all__ = ["SCHEMES", "Progress", "RunSummary", "TournamentConfig", "preflight", "run",
            "write_match_files"]
 
 SCHEMES = ("head-to-head", "round-robin", "gauntlet")
@@ -204,15 +205,37 @@ class Progress:
         """Games per second in this run."""
         return self.new_games / self.elapsed if self.elapsed > 0 else 0.0
 
+    @property
+    def eta(self) -> float | None:
+        """Seconds until the run is done at this run's rate (None before a game is played):
+        the units left times the games per unit so far, over the games per second."""
+        if self.rate <= 0 or self.units_done <= 0:
+            return None
+        left = max(self.units_total - self.units_done, 0)
+        return left * (self.games / self.units_done) / self.rate
+
     def line(self) -> str:
         """A one-line summary for a terminal."""
         parts = [f"{self.units_done}/{self.units_total} done", f"{self.games} games",
                  f"{self.rate:.2f} games/s"]
+        eta = self.eta
+        if eta is not None and self.units_done < self.units_total:
+            parts.append(f"ETA {_duration(eta)}")
         for a, b, n, ppg in self.pairings[:4]:
             parts.append(f"{a} v {b} {ppg:+.3f} ppg ({n})")
         if len(self.pairings) > 4:
             parts.append(f"+{len(self.pairings) - 4} pairings")
         return " | ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m05s``, ``2h07m``."""
+    t = int(round(seconds))
+    if t < 60:
+        return f"{t}s"
+    if t < 3600:
+        return f"{t // 60}m{t % 60:02d}s"
+    return f"{t // 3600}h{t % 3600 // 60:02d}m"
 
 
 @dataclass
@@ -229,6 +252,45 @@ class RunSummary:
 
 
 # --------------------------------------------------------------------------- the run
+
+
+def preflight(config: TournamentConfig, backend: str = "process",
+              connect_timeout: float = 5.0) -> None:
+    """Check what would otherwise fail only once games run, before anything is written:
+    the ``ray`` backend's package, each ``gbot,weights=FILE`` file, each gnubg binary, and
+    that each external player accepts a connection. Raises
+    :class:`~gbot.errors.TournamentError` or :class:`~gbot.errors.PlayerError`."""
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise TournamentError("the ray backend needs Ray: pip install 'gbot[ray]' "
+                                  "(or pip install ray)") from None
+    for spec in config.specs():
+        weights = spec.option("weights")
+        if spec.kind == "gbot" and weights:
+            from gbot.eval.net import Networks
+
+            try:
+                Networks.load(weights)
+            except GbotError as exc:
+                raise PlayerError(
+                    f"player {spec.text()!r}: gbot's networks ({weights}) cannot be loaded: "
+                    f"{exc}; 'gbot,eval=heuristic' plays the built-in heuristic instead"
+                ) from None
+        elif spec.kind == "gnubg":
+            from gbot.tournament.players import find_gnubg
+
+            if find_gnubg(spec.option("binary")) is None:
+                raise PlayerError(f"player {spec.text()!r}: gnubg binary not found "
+                                  f"({spec.option('binary') or 'gnubg, /usr/games/gnubg'})")
+        elif spec.kind == "external":
+            host, _, port = spec.address.rpartition(":")
+            try:
+                socket.create_connection((host, int(port)), timeout=connect_timeout).close()
+            except OSError as exc:
+                raise PlayerError(f"external player {spec.text()!r} cannot be reached at "
+                                  f"{spec.address}: {exc.strerror or exc}") from None
 
 
 def _open_folder(folder: Path, config: TournamentConfig) -> None:
@@ -282,9 +344,10 @@ def _by_key(records: list[Record]) -> dict[tuple[int, int, int], list[Record]]:
 def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process",
         workers: int | None = None, ray_address: str | None = None,
         progress: Callable[[Progress], None] | None = None, stop_after: int | None = None,
-        write_reports: bool = True) -> RunSummary:
+        write_reports: bool = True, check: bool = True) -> RunSummary:
     """Play ``config`` into ``folder`` (resuming what is there); returns a :class:`RunSummary`.
 
+    ``check`` runs :func:`preflight` first (before the folder is created).
     ``stop_after`` stops cleanly after that many new games (as an interruption would).
     A player failure stops the run with :class:`~gbot.errors.PlayerError` after saving what
     finished; Ctrl-C (KeyboardInterrupt) does the same and is re-raised.
@@ -292,6 +355,8 @@ def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process
     from gbot.tournament.backends import make_backend
 
     folder = Path(folder)
+    if check:
+        preflight(config, backend)
     _open_folder(folder, config)
     store = ResultStore(folder / "games.jsonl")
     labels = config.labels

@@ -37,12 +37,16 @@ RUNS = Path(os.environ.get("GBOT_RUNS", Path.home() / ".cache" / "gbot" / "runs"
 
 def _require_torch(stage: str) -> None:
     """Stop with a one-line error when torch is missing (it comes with the train extra)."""
+    import importlib.util
+
     try:
-        import torch  # noqa: F401
-    except ImportError:
+        found = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
         raise click.ClickException(
             f"gbot train {stage} needs torch, which is not installed: "
-            "pip install 'gbot[train]' (the train extra)") from None
+            "pip install 'gbot[train]' (the train extra)")
 
 
 def _check_npz(path: Path, option: str, keys: tuple[str, ...] = ("boards", "probs")) -> None:
@@ -228,12 +232,12 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     from gbot.eval.net import Networks
     from gbot.train import data as D
     from gbot.train.supervised import default_configs, train_networks
-    _require_torch("supervised")
     for path in data_paths:
         _check_data(path)
     _check_npz(val, "--val")
     if init is not None:
         _check_weights(init, "--init")
+    _require_torch("supervised")
     log = _log_to(workdir / "log.txt")
     boards, probs = [], []
     weights = list(data_weights) or [1.0] * len(data_paths)
