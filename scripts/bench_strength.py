@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Head-to-head strength: gbot against gnubg-nn (or PubEval), cubeless money, duplicate dice.
+"""Head-to-head strength: gbot against gnubg-nn, bgsage or PubEval; cubeless money, duplicate dice.
 
 Game pairs share one seeded dice stream: in the first game of a pair gbot takes the opening
 roll, in the second the opponent does, with the same rolls, so luck largely cancels. A game
@@ -12,8 +12,13 @@ Examples:
   python3 scripts/bench_strength.py --games 20000 --workers 2
   python3 scripts/bench_strength.py --opponent pubeval --games 2000
   python3 scripts/bench_strength.py --ply 1 --opp-ply 1 --games 1000
+  python3 scripts/bench_strength.py --opponent bgsage --games 2000     # bgsage's raw net
+  python3 scripts/bench_strength.py --opponent bgsage --opp-ply 2      # bgsage 2-ply (its naming)
 
-gnubg-nn is used here only as an opponent; gbot itself never needs it.
+gnubg-nn and bgsage are used here only as opponents; gbot itself never needs them. bgsage
+plays its own cubeless checker play (``gbot.train.bgsage_bridge.Bgsage.choose``); every choice
+is checked against gbot's legal results, and one that is not among them is counted
+(``bgsage_illegal``) and replaced by bgsage's best among gbot's legal results.
 """
 
 from __future__ import annotations
@@ -47,6 +52,11 @@ def _init(weights: str | None, ply: int, opponent: str, opp_ply: int, chooser: s
     _STATE["opponent"] = opponent
     _STATE["opp_ply"] = opp_ply
     _STATE["chooser"] = chooser
+    _STATE["illegal"] = 0
+    _STATE["opp_moves"] = 0
+    if opponent == "bgsage":
+        from gbot.train.bgsage_bridge import Bgsage
+        _STATE["bgsage"] = Bgsage(opp_ply, threads=1)
     if chooser == "evaluator":
         from gbot.eval.evaluator import Evaluator
         ev = Evaluator(weights) if weights else Evaluator()
@@ -95,6 +105,8 @@ def _apply_steps(board: Board, steps: list[tuple[int, int]]) -> Board:
 
 def _opp_move(board: Board, d1: int, d2: int) -> Board | None:
     """The opponent's result (mover's view) or None when the roll cannot be played."""
+    if _STATE["opponent"] == "bgsage":
+        return _bgsage_move(board, d1, d2)
     g = _STATE["gnubg"]
     me, opp = to_gnubg(board)
     gb = [opp, me]
@@ -109,6 +121,21 @@ def _opp_move(board: Board, d1: int, d2: int) -> Board | None:
     nb = g.boardfromkey(key)  # already swapped: the next player is nb[1]
     nxt = from_gnubg(list(nb[1]), list(nb[0]))
     return flip_py(nxt)
+
+
+def _bgsage_move(board: Board, d1: int, d2: int) -> Board | None:
+    """bgsage's choice, checked against gbot's rules (counted and replaced if not legal)."""
+    from gbot.core.movegen import legal_boards
+    bgs = _STATE["bgsage"]
+    legal = legal_boards(board, d1, d2)
+    choice = bgs.choose(board, d1, d2)
+    _STATE["opp_moves"] += 1
+    if choice is None and legal.shape[0] == 0:
+        return None
+    if choice is None or not (legal == choice).all(axis=1).any():
+        _STATE["illegal"] += 1
+        return bgs.choose(board, d1, d2, legal)
+    return choice
 
 
 def _score(b: Board) -> int:
@@ -149,19 +176,24 @@ def _play_game(rng: np.random.Generator, gbot_first: bool) -> tuple[int, int]:
             raise RuntimeError("game did not end")
 
 
-def _play_pair(args: tuple[int, int]) -> tuple[int, int, int]:
+def _play_pair(args: tuple[int, int]) -> tuple[int, int, int, int, int]:
+    """Both games of a pair: (pair, gbot's points in each, the opponent's moves, of them
+    bgsage choices that gbot's rules do not allow)."""
     seed, pair = args
+    _STATE["illegal"] = _STATE["opp_moves"] = 0
     a, _ = _play_game(_dice_stream(seed, pair), True)
     b, _ = _play_game(_dice_stream(seed, pair), False)
-    return pair, a, b
+    return pair, a, b, _STATE["opp_moves"], _STATE["illegal"]
 
 
 @click.command()
 @click.option("--games", default=2000, show_default=True, help="games (rounded up to pairs)")
 @click.option("--ply", default=0, show_default=True, help="gbot's search depth")
-@click.option("--opponent", type=click.Choice(["gnubg", "pubeval"]), default="gnubg",
+@click.option("--opponent", type=click.Choice(["gnubg", "bgsage", "pubeval"]), default="gnubg",
               show_default=True)
-@click.option("--opp-ply", default=0, show_default=True, help="gnubg-nn's search depth")
+@click.option("--opp-ply", default=None, type=int,
+              help="the opponent's depth: gnubg-nn's plies (default 0), or bgsage's own "
+                   "naming (1 = raw net, the default; 2 = gnubg's 1-ply; 3 = gnubg's 2-ply)")
 @click.option("--weights", type=click.Path(exists=True), default=None,
               help="gbot weights (.npz); default: the shipped ones")
 @click.option("--chooser", type=click.Choice(["evaluator", "net"]), default="evaluator",
@@ -169,14 +201,19 @@ def _play_pair(args: tuple[int, int]) -> tuple[int, int, int]:
 @click.option("--seed", default=2026, show_default=True)
 @click.option("--workers", default=2, show_default=True)
 @click.option("--json-out", type=click.Path(), default=None, help="also write the result here")
-def main(games: int, ply: int, opponent: str, opp_ply: int, weights: str | None, chooser: str,
-         seed: int, workers: int, json_out: str | None) -> None:
-    """Play gbot against gnubg-nn or PubEval and print gbot's points per game."""
+def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str | None,
+         chooser: str, seed: int, workers: int, json_out: str | None) -> None:
+    """Play gbot against gnubg-nn, bgsage or PubEval and print gbot's points per game."""
     pairs = (games + 1) // 2
+    if opp_ply is None:
+        opp_ply = 1 if opponent == "bgsage" else 0
+    if opponent == "bgsage" and opp_ply not in (1, 2, 3):
+        raise click.ClickException("--opp-ply for bgsage is 1, 2 or 3 (its own naming)")
     if chooser == "net" and ply != 0:
         raise click.ClickException("the bare net chooser plays 0-ply only")
     t0 = time.time()
     results = np.zeros((pairs, 2), dtype=np.int64)
+    checked = np.zeros(2, dtype=np.int64)      # opponent moves, bgsage choices not legal
     init = (weights, ply, opponent, opp_ply, chooser)
     tasks = [(seed, k) for k in range(pairs)]
     done = 0
@@ -195,25 +232,34 @@ def main(games: int, ply: int, opponent: str, opp_ply: int, weights: str | None,
                "gammon_rate": float((absr >= 2).mean()) if done else 0.0,
                "backgammon_rate": float((absr >= 3).mean()) if done else 0.0,
                "seconds": round(time.time() - t0, 1)}
+        if opponent == "bgsage":
+            out["opp_moves"] = int(checked[0])
+            out["bgsage_illegal"] = int(checked[1])
         tag = "RESULT" if final else "progress"
-        opp = "pubeval" if opponent == "pubeval" else f"gnubg-nn {opp_ply}-ply"
+        opp = {"pubeval": "pubeval", "gnubg": f"gnubg-nn {opp_ply}-ply",
+               "bgsage": f"bgsage {opp_ply}-ply (its naming)"}[opponent]
         click.echo(f"{tag}: gbot {ply}-ply vs {opp}: {ppg:+.4f} ppg (SE {se:.4f}) over "
                    f"{2 * done} games, {out['seconds']}s", err=not final)
+        if opponent == "bgsage" and final:
+            click.echo(f"bgsage choices not legal in gbot's rules: {checked[1]} of "
+                       f"{checked[0]} moves (replaced by its best legal one)")
         return out
 
     if workers <= 1:
         _init(*init)
         for t in tasks:
-            _, a, b = _play_pair(t)
+            _, a, b, m, bad = _play_pair(t)
             results[done] = (a, b)
+            checked += (m, bad)
             done += 1
             if done % step == 0:
                 report(False)
     else:
         ctx = mp.get_context("fork")
         with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
-            for _k, a, b in pool.imap(_play_pair, tasks, chunksize=16):
+            for _k, a, b, m, bad in pool.imap(_play_pair, tasks, chunksize=16):
                 results[done] = (a, b)
+                checked += (m, bad)
                 done += 1
                 if done % step == 0:
                     report(False)

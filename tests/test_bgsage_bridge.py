@@ -58,6 +58,21 @@ def test_candidates_are_gbots_legal_results(raw: BB.Bgsage) -> None:
     assert dances > 0                      # a dance is an empty list, not the board itself
 
 
+def test_the_one_rule_difference_last_checker_by_one_die(raw: BB.Bgsage) -> None:
+    b = np.zeros(26, dtype=np.int8)
+    b[6] = 1                               # my last checker
+    b[2], b[4], b[5] = -1, -2, -2          # an opposing blot on my 2-point
+    b[19] = -10
+    gbot = legal_boards(b, 6, 4)
+    both_dice = b.copy()
+    both_dice[6], both_dice[2], both_dice[0] = 0, 0, -1     # 6/2*/off
+    assert np.array_equal(gbot, both_dice[None])
+    one_die = b.copy()
+    one_die[6] = 0                                          # 6/off: gnubg's rules forbid it
+    got = {r.tobytes() for r in raw.candidates(b, 6, 4)}
+    assert got == {both_dice.tobytes(), one_die.tobytes()}
+
+
 def test_finished_games_are_exact(raw: BB.Bgsage) -> None:
     lost = np.zeros(26, dtype=np.int8)
     lost[3] = 2                            # I have 2 left, the opponent is off: single loss

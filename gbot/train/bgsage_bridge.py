@@ -185,20 +185,28 @@ class Bgsage:
 
     def candidates(self, board: Board, d1: int, d2: int) -> npt.NDArray[np.int8]:
         """bgsage's legal results of a roll (gbot layout, mover still to move); empty when the
-        roll cannot be played."""
+        roll cannot be played.
+
+        They are gbot's results except in one rare case: the last checker borne off by one die
+        where gnubg's rules make it use both (last checker on the 6-point, 6-4 to play, an
+        opposing blot on the 2-point: bgsage also allows 6/off, gbot only 6/2*/off).
+        """
         pre = to_bgsage(board)[0].tolist()
         got = self._c.possible_moves(pre, int(d1), int(d2))
         if not got or (len(got) == 1 and list(got[0]) == pre):
             return np.zeros((0, 26), dtype=np.int8)   # it answers a dance with the board
         return from_bgsage(got)
 
-    def choose(self, board: Board, d1: int, d2: int) -> Board | None:
+    def choose(self, board: Board, d1: int, d2: int,
+               cands: npt.NDArray[np.int8] | None = None) -> Board | None:
         """bgsage's cubeless choice as its checker play makes it, or None when no move.
 
-        Every candidate is scored by the raw net with the real pre-move board; at depth 2 or
-        more the best ``filter_max_moves`` within ``filter_threshold`` are rescored deeper.
+        Every candidate (bgsage's own, or ``cands``) is scored by the raw net with the real
+        pre-move board; at depth 2 or more the best ``filter_max_moves`` within
+        ``filter_threshold`` are rescored deeper.
         """
-        cands = self.candidates(board, d1, d2)
+        if cands is None:
+            cands = self.candidates(board, d1, d2)
         if cands.shape[0] == 0:
             return None
         if cands.shape[0] == 1:
