@@ -433,7 +433,8 @@ def play(length: int, ply: int, seed: int | None, name: str, save_paths: tuple[s
 
     try:
         rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                      jacoby=jacoby and length == 0, beavers=beavers and length == 0)
+                      jacoby=jacoby and length == 0 and not no_cube,
+                      beavers=beavers and length == 0 and not no_cube)
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
     engine = Engine(ply=ply, rules=rules)

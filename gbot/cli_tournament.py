@@ -98,8 +98,9 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
             if len(players) < 2:
                 raise click.UsageError("name two players or more (or --resume FOLDER)")
             rules = Rules(cube_enabled=cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                          jacoby=jacoby and length == 0, beavers=beavers and length == 0,
-                          caucasian=caucasian,
+                          # money rules; without a cube Jacoby would make every gammon single
+                          jacoby=jacoby and length == 0 and cube,
+                          beavers=beavers and length == 0 and cube, caucasian=caucasian,
                           draw_last_roll=draw_last_roll, opener=opener, variation=variation,
                           resignation=resignation)
             config = TournamentConfig(

@@ -139,7 +139,7 @@ def text(s: dict[str, Any]) -> str:
         lines += ["", f"Elo-style ratings (from {s['rated_on']} won; "
                   + ("first player = 0)" if s["config"]["scheme"] == "gauntlet" else "mean 0)")]
         for label, r in s["ratings"].items():
-            lines.append(f"  {label:<24} {r:+8.1f}")
+            lines.append(f"  {label:<24} {_rating(r):>8s}")
     lines += ["", "players:"]
     for p in s["players"]:
         lines.append(f"  {p['label']}: {p['spec']}" + (f" ({p['plays']})" if p["plays"] else ""))
@@ -148,6 +148,18 @@ def text(s: dict[str, Any]) -> str:
 
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def _signed(v: float, digits: int) -> str:
+    """``v`` with its sign and ``digits`` decimals; what rounds to zero is ``+0``, never
+    ``-0``."""
+    r = round(v, digits)
+    return f"{(r if r != 0 else 0.0):+.{digits}f}"
+
+
+def _rating(v: float) -> str:
+    """An Elo-style rating to one decimal (``+0.0``, not ``-0.0``)."""
+    return _signed(v, 1)
 
 
 def _svg(running: dict[str, list[float]], width: int = 720, height: int = 320) -> str:
@@ -174,9 +186,13 @@ def _svg(running: dict[str, list[float]], width: int = 720, height: int = 320) -
            f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#999"/>',
            f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + w}" y2="{y(0):.1f}" '
            'stroke="#bbb" stroke-dasharray="4 3"/>']
-    for v in (lo, 0.0, hi):
+    drawn: list[float] = []
+    for v in (0.0, lo, hi):          # each label once, none on top of another
+        if any(abs(y(v) - d) < 12 for d in drawn):
+            continue
+        drawn.append(y(v))
         out.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" font-size="11" '
-                   f'text-anchor="end">{v:+.0f}</text>')
+                   f'text-anchor="end">{_signed(v, 0)}</text>')
     out.append(f'<text x="{left + w / 2:.0f}" y="{height - 8}" font-size="12" '
                f'text-anchor="middle">games (0 to {n})</text>')
     for k, (name, vals) in enumerate(series.items()):
@@ -206,7 +222,7 @@ def html(s: dict[str, Any]) -> str:
     if s["ratings"] and (len(s["ratings"]) > 2 or s["config"]["scheme"] != "head-to-head"):
         ratings = ("<h2>Ratings</h2><p>Elo-style, from " + e(s["rated_on"]) + " won.</p>"
                    "<table><tr><th>player</th><th>rating</th></tr>"
-                   + "".join(f"<tr><td>{e(k)}</td><td>{v:+.1f}</td></tr>"
+                   + "".join(f"<tr><td>{e(k)}</td><td>{_rating(v)}</td></tr>"
                              for k, v in s["ratings"].items()) + "</table>")
     players = "".join(f"<li><b>{e(p['label'])}</b>: <code>{e(p['spec'])}</code>"
                       + (f" ({e(p['plays'])})" if p["plays"] else "") + "</li>"
