@@ -1,0 +1,67 @@
+"""Start-up of long-running commands: every kernel loaded (or, on a first run, compiled) before
+the first question, in about the same time at every ply, and said when it is compiling.
+
+The numba kernels of :mod:`gbot.core` are compiled on first use and cached in
+``gbot/core/__pycache__``; a later process loads them from there. Deeper searches use the same
+kernels as a 1-ply one, so the warm-up asks its questions at 1 ply at most (a 4-ply warm-up
+question would take tens of seconds and load nothing more).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gbot.engine import Engine
+
+__all__ = ["KERNEL_MODULES", "kernels_cached", "warm_engine", "warm_ply"]
+
+CORE = Path(__file__).resolve().parent / "core"
+KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer")
+"""Kernel modules every server start-up calls directly (their cache indexes say whether the
+kernels were compiled)."""
+WARM_PLY = 1
+"""The deepest look-ahead the warm-up questions use."""
+
+
+def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
+    """Whether numba's cache holds an index for each of ``modules`` that is newer than its
+    source (False on a first run after installing or changing the code)."""
+    cache = CORE / "__pycache__"
+    for name in modules:
+        src = CORE / f"{name}.py"
+        if not src.exists():
+            continue
+        indexes = list(cache.glob(f"{name}.*.nbi"))
+        if not indexes or min(p.stat().st_mtime for p in indexes) < src.stat().st_mtime:
+            return False
+    return True
+
+
+def warm_ply(engine: Engine) -> Engine:
+    """``engine`` itself at 0 or 1 ply, else a copy (same evaluator and rules) at 1 ply."""
+    if engine.ply <= WARM_PLY:
+        return engine
+    twin = engine.with_rules(engine.rules)
+    twin.ply = WARM_PLY
+    return twin
+
+
+def warm_engine(engine: Engine, warm: Callable[[Engine], None],
+                say: Callable[[str], None] | None = None) -> float:
+    """Run ``warm`` (questions that load every kernel) on :func:`warm_ply` of ``engine``;
+    when the kernels are not cached yet, ``say`` what is compiling before and how long it took
+    after. Returns the seconds spent."""
+    cold = not kernels_cached()
+    if cold and say is not None:
+        say("compiling gbot's numba kernels (first run after install or an update; about a "
+            "minute on 2 cores, cached in gbot/core/__pycache__ for later starts)...")
+    t0 = time.perf_counter()
+    warm(warm_ply(engine))
+    spent = time.perf_counter() - t0
+    if cold and say is not None:
+        say(f"kernels compiled in {spent:.1f} s")
+    return spent

@@ -1,0 +1,50 @@
+"""Start-up warm-up: questions at 1 ply at most, and a message while compiling."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gbot import warmup
+from gbot.engine import Engine
+
+
+def test_deep_engine_warms_through_a_one_ply_copy() -> None:
+    deep = Engine(ply=4)
+    twin = warmup.warm_ply(deep)
+    assert twin is not deep and twin.ply == 1 and deep.ply == 4
+    assert twin.evaluator is deep.evaluator and twin.rules is deep.rules
+    shallow = Engine(ply=1)
+    assert warmup.warm_ply(shallow) is shallow
+
+
+def test_cache_index_older_than_source_or_missing_is_cold(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    monkeypatch.setattr(warmup, "CORE", tmp_path)
+    (tmp_path / "__pycache__").mkdir()
+    src = tmp_path / "movegen.py"
+    src.write_text("")
+    assert not warmup.kernels_cached(("movegen",))
+    index = tmp_path / "__pycache__" / "movegen.generate-1.py311.nbi"
+    index.write_text("")
+    os.utime(src, (1_000, 1_000))
+    assert warmup.kernels_cached(("movegen",))
+    os.utime(index, (10, 10))
+    assert not warmup.kernels_cached(("movegen",))
+    assert warmup.kernels_cached(("not_a_module",))
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_says_what_compiles_only_when_cold(cold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(warmup, "kernels_cached", lambda *a: not cold)
+    said: list[str] = []
+    asked: list[int] = []
+    spent = warmup.warm_engine(Engine(ply=3), lambda e: asked.append(e.ply), said.append)
+    assert asked == [1] and spent >= 0.0
+    if cold:
+        assert len(said) == 2 and "compiling" in said[0] and "compiled in" in said[1]
+    else:
+        assert said == []
