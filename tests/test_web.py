@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 with warnings.catch_warnings():          # starlette's note about httpx's successor
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 import gbot  # noqa: E402
@@ -308,17 +308,57 @@ def test_hint_one_ply(client: Any, service: Service) -> None:
     assert body["plays"][0]["ply"] == 1 and body["ply"] == 1
 
 
+def test_hint_is_what_gbot_hint_shows(client: Any, service: Service) -> None:
+    from gbot.hints import play_hints
+
+    pos = gbot.Position.initial()
+    for state, q in ((MatchState(rules=RULES), START),
+                     (gbot.MatchState.from_match_id("cAkgAAAAAAAA", RULES),
+                      START + ":cAkgAAAAAAAA")):
+        st = replace(state, dice=(4, 2), player_to_act=state.player_on_roll)
+        want = play_hints(_engine(service), pos, (4, 2), st, n=None)
+        body = client.post("/hint", json={"position": q, "dice": "42", "count": None}).json()
+        assert [p["move"] for p in body["plays"]] == [h.play.notation for h in want]
+        assert [p["cubeful_equity"] for p in body["plays"]] == \
+            pytest.approx([h.cubeful for h in want])
+        assert [p["chosen"] for p in body["plays"]] == [h.chosen for h in want]
+        assert body["plays"][0]["chosen"] and body["best"] == want[0].play.notation
+
+
 def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -> None:
+    from gbot.hints import cube_hint
+
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     body = client.post("/hint", json={"position": xgid}).json()
     assert "plays" not in body and body["deciding"] == "double"
     pos, state = gbot.parse_xgid(xgid)
+    h = cube_hint(_engine(service, state.rules), pos, state)
     d = gbot.cube_decision(pos, state, ply=0, evaluator=service.evaluator())
-    assert body["cube"]["action"] == d.action and body["cube"]["response"] == d.response
+    assert body["cube"]["action"] == h.action == d.action
+    assert body["cube"]["response"] == h.response == d.response
+    assert body["cube"]["words"] == h.words
     assert body["cube"]["equities"]["no_double"] == pytest.approx(d.equities[0])
 
 
+def test_a_pending_double_gets_the_takers_figures(client: Any, service: Service) -> None:
+    from gbot.hints import take_hint
+
+    # gnubg board line: the opponent (gnubg) has doubled gbot
+    line = ("board:gnubg:gbot:5:0:0:-1:4:2:0:-1:2:2:0:1:1:2:0:-2:0:0:1:0:0:0:-2:0:-2:-2:-2:"
+            "-3:0:1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")   # from a referee transcript
+    body = client.post("/cube", json={"position": line}).json()
+    assert body["deciding"] == "take"
+    fb = gbot.parse_fibs_board(line)
+    state = fb.match_state(RULES)
+    doubler = gbot.Position(state.board)
+    t = take_hint(_engine(service), doubler, state)
+    assert body["take"]["answer"] == t.answer
+    assert body["take"]["take"] == pytest.approx(t.take)
+
+
 def test_eval_native_matches_the_engine(client: Any, service: Service) -> None:
+    from gbot.hints import cube_hint
+
     pid = "4HPwATDgc/ABMA"
     body = client.post("/eval", json={"position": pid + ":cAkAAAAAAAAA"}).json()
     pos = gbot.Position.from_id(pid)
@@ -328,10 +368,14 @@ def test_eval_native_matches_the_engine(client: Any, service: Service) -> None:
     assert body["probabilities"]["win"] == pytest.approx(p[0])
     assert body["cubeless_equity"] == pytest.approx(cubeless_equity(p))
     me = replace(state, player_to_act=state.player_on_roll)
-    assert body["cubeful_equity"] == pytest.approx(eng.equity(pos, me))
+    h = cube_hint(eng, pos, me)
+    assert h.action == "no_double"
+    assert body["cubeful_equity"] == pytest.approx(h.equities[0])
+    assert body["cube_words"] == h.words
     assert body["match_id"] == "cAkAAAAAAAAA"
     match = client.post("/eval", json={"position": pid, "match_id": "cAkgAAAAAAAA"}).json()
-    assert match["state"]["match_length"] > 0 and 0 < match["match_winning_chance"] < 1
+    assert match["state"]["match_length"] > 0 and 0 < match["cubeful_mwc"] < 1
+    assert 0 < match["cubeless_mwc"] < 1 and "cubeful_equity" not in match
 
 
 def test_every_notation_reaches_the_same_position(client: Any) -> None:
@@ -361,10 +405,29 @@ def test_rules_change_the_answer(client: Any) -> None:
     assert single.json()["rules"]["end_mode"] == "single"
 
 
-def test_rollout_is_501_until_gbot_has_rollouts(client: Any) -> None:
-    r = client.post("/rollout", json={"position": START})
-    assert r.status_code == 501 and "rollout" in r.json()["message"]
-    assert client.post("/rollout", json={"position": "bad"}).status_code == 400
+@pytest.mark.parametrize(("body", "fragment"), [
+    ({"position": START, "trials": 0}, "trials must be 1 to 1296"),
+    ({"position": START, "trials": 10**6}, "trials must be 1 to 1296"),
+    ({"position": START, "seed": -1}, "seed"),
+    ({"position": START, "rules": {"caucasian": True}}, "caucasian"),
+    ({"position": "bad"}, "Position ID"),
+])
+def test_rollout_bad_input(client: Any, body: dict[str, Any], fragment: str) -> None:
+    r = client.post("/rollout", json=body)
+    assert r.status_code == 400 and fragment in r.json()["message"]
+
+
+@pytest.mark.slow
+def test_rollout_is_gbot_rollout(client: Any) -> None:
+    from gbot.rollout import Rollout, RolloutSettings
+
+    pos = gbot.Position.initial()
+    r = client.post("/rollout", json={"position": START, "trials": 36, "seed": 3})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    want = Rollout(RolloutSettings(trials=36, seed=3)).position(pos, MatchState(rules=RULES))
+    assert body["position"]["equity"] == pytest.approx(want.equity)
+    assert body["position"]["trials"] == 36 and body["cube"]["action"] == "no_double"
 
 
 def test_openapi_describes_every_route(client: Any) -> None:

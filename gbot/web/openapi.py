@@ -104,6 +104,9 @@ def openapi_document() -> Json:
         "count": {"type": ["integer", "null"], "minimum": 1, "maximum": 1000,
                   "description": "/hint: plays to list (null: all); default 5."},
         "rules": _ref("Rules"),
+        "trials": {"type": "integer", "minimum": 1, "maximum": 1296,
+                   "description": "/rollout: games per position (default 144)."},
+        "seed": {"type": "integer", "description": "/rollout: the dice seed (default 1)."},
     }}
     header = {
         "position_id": {"type": "string"}, "match_id": {"type": "string"},
@@ -159,8 +162,17 @@ def openapi_document() -> Json:
             "legal_plays": {"type": "integer"}, "cube": cube}},
         "EvalNativeResponse": {"type": "object", "properties": {
             **header, "probabilities": probs, "cubeless_equity": {"type": "number"},
-            "cubeful_equity": {"type": "number"}, "match_winning_chance": {"type": "number"}}},
-        "CubeResponse": {"type": "object", "properties": {**header, "cube": cube}},
+            "cubeful_equity": {"type": "number", "description": "money"},
+            "cubeless_mwc": {"type": "number", "description": "match"},
+            "cubeful_mwc": {"type": "number", "description": "match"},
+            "emg": {"type": "number", "description": "match"},
+            "cube_words": {"type": "string"}}},
+        "CubeResponse": {"type": "object", "properties": {**header, "cube": cube,
+                                                          "take": {"type": "object"}}},
+        "RolloutResponse": {"type": "object", "properties": {
+            **header, "trials": {"type": "integer"}, "seed": {"type": "integer"},
+            "position": {"type": "object"}, "cube": {"type": "object"},
+            "plays": {"type": "array", "items": {"type": "object"}}}},
     }
     pid = "4HPwATDgc/ABMA"
     paths = {
@@ -191,9 +203,12 @@ def openapi_document() -> Json:
                          "opponent's take/pass/beaver.",
                          {"position": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
                           "rules": {"jacoby": True}}, "CubeResponse"),
-        "/rollout": _native("Rollout (not available yet: 501)",
-                            "Answers 501 until gbot has a rollout module.",
-                            {"position": pid, "trials": 1296}, "ErrorMessage"),
+        "/rollout": _native("Rollout (gbot.rollout)",
+                            "0-ply checker play, cubeful by the 0-ply cube model. With dice: "
+                            "the `count` best plays (at most 5) rolled out; without: the "
+                            "position and, when the side on roll may double, the cube "
+                            "decision. `trials` 1-1296 (default 144), `seed`.",
+                            {"position": pid, "trials": 144, "seed": 1}, "RolloutResponse"),
     }
     return {
         "openapi": "3.1.0",

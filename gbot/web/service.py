@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import gbot
-from gbot.engine import Engine, cubeless_equity
+from gbot.engine import Engine
 from gbot.errors import GbotError
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Play, Position
@@ -375,16 +375,22 @@ class Service:
         if pos.is_over():
             raise RequestError("the game is over: a side has no checkers left")
         eng = self.engine(self.rules, ply)
-        hints = self.evaluator(self.rules.caucasian).hint(pos, dice, ply=ply, n=None)
-        if not hints:
+        if eng.plays_by_state(state):       # match play: ranked by match winning chance
+            from gbot.hints import play_hints
+
+            ranked: list[tuple[Play, tuple[float, ...]]] = [
+                (h.play, h.probabilities) for h in play_hints(eng, pos, dice, state)]
+        else:                               # money: the engine's choice, then by equity
+            hints = self.evaluator(self.rules.caucasian).hint(pos, dice, ply=ply, n=None)
+            best = eng.choose_play(pos, dice, state) if hints else None
+            if best is not None and best != hints[0].play:
+                hints.sort(key=lambda h: h.play != best)
+            ranked = [(h.play, h.probabilities) for h in hints]
+        if not ranked:
             after = _invert(eng.probabilities(pos.swapped(), 0))
             return {"moves": [{"play": [], "probabilities": wildbg_probabilities(after)}]}
-        best = eng.choose_play(pos, dice, state)
-        if best is not None and best != hints[0].play:
-            hints.sort(key=lambda h: h.play != best)
-        return {"moves": [{"play": play_steps(h.play),
-                           "probabilities": wildbg_probabilities(h.probabilities)}
-                          for h in hints]}
+        return {"moves": [{"play": play_steps(play), "probabilities": wildbg_probabilities(p)}
+                          for play, p in ranked]}
 
     def wildbg_eval(self, params: Mapping[str, Any]) -> Json:
         """``GET /eval``: cubeless probabilities and whether x doubles and o accepts."""
@@ -446,85 +452,163 @@ class Service:
         return head
 
     def hint(self, body: Mapping[str, Any]) -> Json:
-        """``POST /hint``: the ranked plays of the dice, or the cube decision without dice."""
+        """``POST /hint``: what ``gbot hint`` shows. With dice, the plays as the engine ranks
+        them (its choice first); without, the cube decision; with a double pending, the
+        answer to it; with a resignation pending, whether to accept it."""
+        from gbot.hints import play_hints, resign_hint
+
         sit, rules, ply = self._situation(body)
         n = _count(body)
         out = self._header(sit, ply)
-        if sit.dice is None:
-            out["cube"] = self._cube_json(sit, rules, ply)
-            return out
         eng = self.engine(rules, ply)
+        st = sit.state
+        if st.resign_offered:
+            r = resign_hint(eng, sit.position, st)
+            out["resignation"] = {"level": r.level, "accept": r.accept}
+            return out
+        if sit.dice is None:
+            out["cube"] = self._cube_json(eng, sit)
+            return out
         pos, dice = sit.position, sit.dice
-        hints = self.evaluator(rules.caucasian).hint(pos, dice, ply=ply, n=None)
-        best = eng.choose_play(pos, dice, sit.state) if hints else None
-        if best is not None and hints and best != hints[0].play:
-            hints.sort(key=lambda h: h.play != best)
+        mine = replace(st, dice=dice, player_to_act=st.player_on_roll, double_offered=False)
+        hints = play_hints(eng, pos, dice, mine, n=None)
+        by_state = eng.plays_by_state(mine)
         shown = hints if n is None else hints[:n]
-        top = hints[0].equity if hints else 0.0
+        top = (hints[0].value if by_state else hints[0].cubeless) if hints else 0.0
         plays = []
         for rank, h in enumerate(shown, 1):
-            nxt = h.play.position.swapped()
+            key = h.value if by_state else h.cubeless
             plays.append({
-                "rank": rank, "move": h.play.notation, "equity": h.equity,
-                "diff": h.equity - top, "ply": h.ply,
+                "rank": rank, "move": h.play.notation, "chosen": h.chosen, "ply": h.ply,
+                "equity": h.cubeless, "cubeful_equity": h.cubeful, "mwc": h.mwc,
+                "diff": key - top,
                 "probabilities": probabilities_json(h.probabilities),
                 "steps": play_steps(h.play),
-                "next_position_id": nxt.id(),
+                "next_position_id": h.play.position.swapped().id(),
                 "board_after": [int(v) for v in h.play.position.board],
                 "game_over": h.play.position.is_over(),
             })
         out["dice"] = list(dice)
         out["plays"] = plays
         out["legal_plays"] = len(hints)
-        out["best"] = best.notation if best is not None else None
+        out["best"] = hints[0].play.notation if hints else None
+        out["ranked_by"] = ("match winning chance" if by_state and mine.match_length
+                            else "cubeful equity" if by_state else "cubeless equity")
         if not hints:
             out["next_position_id"] = pos.swapped().id()
-        out["equity_kind"] = "cubeless money equity"
         return out
 
     def evaluate(self, body: Mapping[str, Any]) -> Json:
-        """``POST /eval``: cubeless probabilities and equity (as ``gbot eval``), plus the
-        engine's cubeful equity (money points, or match-winning chance in a match)."""
+        """``POST /eval``: what ``gbot eval`` shows: cubeless probabilities and equity, the
+        cubeful equity of the right cube action (money) or cubeless and cubeful match winning
+        chances and EMG (match), and the cube decision's words."""
+        from gbot.hints import cube_hint
+
         sit, rules, ply = self._situation(body)
         eng = self.engine(rules, ply)
-        probs = eng.probabilities(sit.position, ply)
+        st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
+                     resign_offered=0, dice=(0, 0))
+        h = cube_hint(eng, sit.position, st)
         out = self._header(sit, ply)
-        out["probabilities"] = probabilities_json(probs)
-        out["cubeless_equity"] = cubeless_equity(probs)
-        me = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False)
-        key = "match_winning_chance" if sit.state.match_length else "cubeful_equity"
-        out[key] = eng.equity(sit.position, me, ply)
+        out["probabilities"] = probabilities_json(h.probabilities)
+        out["cubeless_equity"] = h.cubeless
+        proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0, "double_take": 1,
+                  "double_pass": 2}[h.action]
+        eq = 2 * h.equities[1] if h.response == "beaver" and proper == 1 \
+            else h.equities[proper]
+        if st.match_length and h.mwc is not None:
+            out["cubeless_mwc"] = eng.equity(sit.position, st, ply, cubeful=False)
+            out["cubeful_mwc"] = h.mwc[proper]
+            out["emg"] = eq
+        else:
+            out["cubeful_equity"] = eq
+        out["cube_words"] = h.words
         return out
 
     def cube(self, body: Mapping[str, Any]) -> Json:
-        """``POST /cube``: the cube decision of the side on roll and the opponent's answer."""
+        """``POST /cube``: the cube decision of the side on roll and the opponent's answer
+        (with a double pending in the notation, also the taker's figures)."""
+        from gbot.hints import take_hint
+
         sit, rules, ply = self._situation(body)
+        eng = self.engine(rules, ply)
         out = self._header(sit, ply)
-        out["cube"] = self._cube_json(sit, rules, ply)
+        out["cube"] = self._cube_json(eng, sit)
+        if sit.state.double_offered:
+            t = take_hint(eng, sit.position, sit.state)
+            out["take"] = {"answer": t.answer, "take": t.take, "pass": t.pass_,
+                           "beaver": t.beaver, "mwc_take": t.mwc_take,
+                           "mwc_pass": t.mwc_pass}
         return out
 
-    def _cube_json(self, sit: Situation, rules: Rules, ply: int) -> Json:
-        eng = self.engine(rules, ply)
-        st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False)
-        decision = gbot.cube_decision(sit.position, st, ply=ply, evaluator=eng.evaluator)
-        nd, dt, dp = decision.equities
+    def _cube_json(self, eng: Engine, sit: Situation) -> Json:
+        from gbot.hints import cube_hint
+
+        st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
+                     resign_offered=0, dice=(0, 0))
+        h = cube_hint(eng, sit.position, st)
+        nd, dt, dp = h.equities
         double, accept = self._cube_pair(eng, sit.position, st)
         out: Json = {
-            "action": decision.action, "response": decision.response,
-            "can_double": decision.can_double,
+            "action": h.action, "response": h.response, "words": h.words,
+            "can_double": h.can_double, "reason": h.reason,
             "equities": {"no_double": _finite(nd), "double_take": _finite(dt),
                          "double_pass": _finite(dp)},
-            "probabilities": probabilities_json(tuple(decision.probabilities)),
+            "probabilities": probabilities_json(h.probabilities),
+            "cubeless_equity": h.cubeless,
             "engine": {"double": double, "accept": accept},
         }
-        if decision.mwc is not None:
-            a, b, c = decision.mwc
+        if h.mwc is not None:
+            a, b, c = h.mwc
             out["mwc"] = {"no_double": _finite(a), "double_take": _finite(b),
                           "double_pass": _finite(c)}
         return out
 
     def rollout(self, body: Mapping[str, Any]) -> Json:
-        """``POST /rollout``: a rollout through :mod:`gbot.rollout`, when it exists."""
-        self._situation(body)
-        raise NotImplementedError("rollouts are not available yet: gbot has no rollout module "
-                                  "(gbot/rollout.py); use /eval or /hint with ply 2")
+        """``POST /rollout``: a rollout by :mod:`gbot.rollout` (0-ply checker play, cubeful
+        by the 0-ply cube model): of the plays of the dice (the ``count`` best at 0-ply, at
+        most :data:`MAX_ROLLOUT_PLAYS`), else of the cube decision and the position."""
+        from gbot.rollout import Rollout, RolloutSettings
+
+        sit, rules, ply = self._situation(body)
+        trials = _int(body.get("trials", DEFAULT_TRIALS), "trials")
+        if not 1 <= trials <= MAX_TRIALS:
+            raise RequestError(f"trials must be 1 to {MAX_TRIALS}, got {trials}")
+        seed = _int(body.get("seed", 1), "seed")
+        if not 0 <= seed < 2**32:
+            raise RequestError(f"seed must be 0 to 2**32-1, got {seed}")
+        if rules.caucasian:
+            raise RequestError("rollouts play by the standard move rule; drop caucasian")
+        ro = Rollout(RolloutSettings(trials=trials, seed=seed, workers=1))
+        st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
+                     resign_offered=0, dice=(0, 0))
+        out = self._header(sit, ply)
+        out["trials"] = trials
+        out["seed"] = seed
+        if sit.dice is not None:
+            n = _count(body) or MAX_ROLLOUT_PLAYS
+            rows = ro.plays(sit.position, sit.dice, st, candidates=min(n, MAX_ROLLOUT_PLAYS))
+            out["dice"] = list(sit.dice)
+            out["plays"] = [{"rank": i, "move": r.play.notation, **_rollout_json(r.result)}
+                            for i, r in enumerate(rows, 1)]
+            return out
+        out["position"] = _rollout_json(ro.position(sit.position, st))
+        if st.may_double(st.player_on_roll):
+            c = ro.cube(sit.position, st)
+            out["cube"] = {"action": c.action, "response": c.response,
+                           "no_double": _rollout_json(c.no_double),
+                           "double_take": _rollout_json(c.double_take),
+                           "double_pass": c.double_pass}
+        return out
+
+
+DEFAULT_TRIALS = 144
+MAX_TRIALS = 1296
+MAX_ROLLOUT_PLAYS = 5
+
+
+def _rollout_json(r: Any) -> Json:
+    return {"probabilities": probabilities_json(r.probabilities),
+            "std_errors": list(r.std_errors), "equity": r.equity, "equity_se": r.equity_se,
+            "cubeful": r.cubeful, "cubeful_se": r.cubeful_se, "mwc": r.mwc, "mwc_se": r.mwc_se,
+            "trials": r.trials}
