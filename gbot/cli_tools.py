@@ -222,13 +222,20 @@ _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an X
               help="Look-ahead (4-ply takes tens of seconds).")
 @click.option("-n", "count", type=click.IntRange(1, 100), default=5, show_default=True,
               help="How many plays to list.")
+@click.option("--rollout", is_flag=True,
+              help="Roll the candidates (or the cube decision) out (gbot.rollout).")
+@click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True,
+              help="With --rollout: games per candidate.")
 @_with_rules
 def hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
-         jacoby: bool | None, beavers: bool | None) -> None:
+         rollout: bool, trials: int, jacoby: bool | None, beavers: bool | None) -> None:
     """What gbot would do in POSITION: its plays of DICE ranked as it ranks them, or the cube
     decision (no dice), or the answer to a pending double or resignation."""
     from gbot.hints import cube_hint, play_hints, resign_hint, take_hint
 
+    if rollout:
+        _rollout_hint(position, dice, match_id, ply, count, trials, jacoby, beavers)
+        return
     try:
         pos, state = read_position(position, match_id, jacoby, beavers)
         over = _game_over_line(state)
@@ -260,6 +267,60 @@ def hint(position: str, dice: str | None, match_id: str | None, ply: int, count:
         raise click.ClickException(str(exc)) from None
     for line in lines:
         click.echo(line)
+
+
+def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
+                  trials: int, jacoby: bool | None, beavers: bool | None) -> None:
+    """``hint --rollout``: the candidates (or the cube decision) rolled out, gbot's play
+    marked; ranked by the rollout's cubeful figures."""
+    from gbot.boardtext import dice_text
+    from gbot.hints import action_words, describe_state
+    from gbot.rollout import Rollout, RolloutSettings
+
+    try:
+        pos, state = read_position(position, match_id, jacoby, beavers)
+        over = _game_over_line(state)
+        if over:
+            click.echo(over)
+            return
+        if state.double_offered or state.resign_offered:
+            raise GbotError("--rollout answers plays and cube decisions, not a pending "
+                            "double or resignation (leave --rollout out)")
+        roll = _dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        engine = _engine(ply, state)
+        st = replace(engine._state(state), dice=roll or (0, 0))
+        ro = Rollout(RolloutSettings(trials=trials))
+        match = st.match_length > 0
+        if roll is None:
+            c = ro.cube(pos, replace(st, dice=(0, 0)))
+            click.echo(f"cube decision, rolled out ({trials} trials): {describe_state(st)}")
+            for name, r in (("No double", c.no_double), ("Double, take", c.double_take)):
+                extra = f"  MWC {_pct(r.mwc).strip()}" if match and r.mwc is not None else ""
+                click.echo(f"  {name:<14s} {r.cubeful:+.3f} ± {r.cubeful_se:.3f}{extra}")
+            click.echo(f"  {'Double, pass':<14s} {c.double_pass:+.3f}")
+            words = (action_words(c.action, c.response) if c.can_double
+                     else "No double possible")
+            click.echo(f"  Proper cube action: {words}")
+            return
+        chosen = engine.choose_play(pos, roll, st)
+        rows = ro.plays(pos, roll, st, candidates=count, ply=ply)
+    except GbotError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"X to play {dice_text(roll)}, rolled out ({trials} trials per play, "
+               f"candidates by {ply}-ply): {describe_state(st)}")
+    if not rows:
+        click.echo("  no legal play")
+        return
+    for i, pr in enumerate(rows, 1):
+        res = pr.result
+        mark = "*" if chosen is not None and pr.play.position == chosen.position else " "
+        fig = (f"MWC {_pct(res.mwc)} ± {100 * (res.mwc_se or 0):.2f}%  EMG {res.cubeful:+.3f}"
+               if match and res.mwc is not None else
+               f"cubeful {res.cubeful:+.3f} ± {res.cubeful_se:.3f}")
+        click.echo(f"  {mark}{i:3d}  {pr.play.notation or '(no move)':<28s} {fig}  cubeless "
+                   f"{res.equity:+.3f} ± {res.equity_se:.3f}")
+        click.echo(f"        {fmt_probs(res.probabilities)}")
+    click.echo("  * gbot's play")
 
 
 @click.command(name="eval", cls=PositionCommand, epilog=_POSITION_HELP)

@@ -314,3 +314,13 @@ def test_show_tall_stacks_borne_off_and_bar() -> None:
     assert " 7 " in out                      # a stack of seven shows its count
     assert "off 7" in out and "off 10" in out
     assert "X bar 1" in out and "O bar 2" in out
+
+
+def test_hint_rollout_marks_gbots_play() -> None:
+    """--rollout goes through gbot.rollout: the candidates rolled out, gbot's play starred."""
+    out = run("hint", f"{START}:{MID_3_01}", "31", "--rollout", "--trials", "36", "-n", "2")
+    assert "rolled out (36 trials per play" in out
+    starred = [line for line in out.splitlines() if re.match(r"\s+\*\s*\d", line)]
+    assert len(starred) == 1 and "8/5 6/5" in starred[0] and "MWC" in starred[0]
+    cube = run("hint", START, "--rollout", "--trials", "36")
+    assert "Proper cube action:" in cube and "Double, take" in cube
