@@ -29,15 +29,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from gbot.core import facts as _facts
 from gbot.core.board import Board
+from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Play, Position
+
+if TYPE_CHECKING:
+    from gbot.fastreply import FastPath, FastReply
 
 __all__ = ["CubeAction", "Engine", "Probabilities", "TakeAction", "cubeless_equity"]
 
@@ -68,7 +72,9 @@ def cubeless_equity(p: Sequence[float]) -> float:
 class Engine:
     """Decisions for one player under one set of rules, at a fixed look-ahead (``ply``).
 
-    ``evaluator`` defaults to :class:`gbot.Evaluator` when its networks are installed.
+    ``evaluator`` defaults to :class:`gbot.Evaluator` when its networks are installed; any
+    evaluator of the shape :class:`gbot.eval.protocol.EvaluatorProtocol` describes will do
+    (``probabilities`` at least; the engine uses what else it :func:`provides`).
     ``rules`` are the switches a board line cannot carry (Jacoby, beavers, cube cap, game-end
     mode, Caucasian); :meth:`with_rules` gives a copy under other switches. An engine keeps
     no game state; one instance may serve many games, one question at a time.
@@ -84,6 +90,7 @@ class Engine:
                           else _default_evaluator(self.rules.caucasian))
         self._cube = _cube_module()
         self._memo: tuple[bytes, int, Probabilities] | None = None
+        self._fast_path: FastPath | _NoFastPath | None = None
 
     @property
     def backend(self) -> str:
@@ -98,6 +105,31 @@ class Engine:
         other.__dict__.update(self.__dict__)
         other.rules = rules
         return other
+
+    # --- one-call answers -------------------------------------------------------------------
+    def fast_reply(self, line: bytes) -> FastReply | None:
+        """The reply to a bare gnubg ``board:`` line (ASCII, stripped) from one kernel call,
+        when this engine would give it without weighing more than the kernels do: a move,
+        ``roll`` or ``double``, with the line's score. None: ask the general path (the other
+        questions, other engines, evaluators or end modes, lines the kernel does not read)."""
+        path = self._fast_path
+        if path is None or path.rules is not self.rules:
+            path = self._fast_path = self._new_fast_path()
+        return path.reply(line)
+
+    def _new_fast_path(self) -> FastPath | _NoFastPath:
+        """:class:`gbot.fastreply.FastPath` where the kernels decide as this engine does: a
+        plain engine at 0-ply with the cube module and :class:`gbot.Evaluator` under the
+        engine's move rule, end mode ``"backgammons"`` (others rank plays by the state)."""
+        from gbot.eval.evaluator import Evaluator
+        from gbot.fastreply import FastPath
+
+        ev, r = self.evaluator, self.rules
+        if not (type(self) is Engine and type(ev) is Evaluator and self.ply == 0
+                and self._cube is not None and ev.caucasian == r.caucasian
+                and r.end_mode == "backgammons"):
+            return _NoFastPath(r)
+        return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE)
 
     # --- checker play ---------------------------------------------------------------------
     def choose_play(self, pos: Position, dice: Sequence[int],
@@ -115,9 +147,9 @@ class Engine:
         ev = self.evaluator
         if state is not None and self.plays_by_state(state):
             return self._cubeful_play(pos, d, self._mine(state))
-        if (ev is not None and hasattr(ev, "best_play")
-                and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian):
-            return ev.best_play(pos, d, self.ply)   # type: ignore[no-any-return]
+        if (ev is not None and provides(ev, "best_play")
+                and move_rule(ev) == self.rules.caucasian):
+            return ev.best_play(pos, d, self.ply)
         from gbot.core.movegen import legal_plays_raw
 
         results, steps = legal_plays_raw(pos.board, d[0], d[1], self.rules.caucasian)
@@ -141,8 +173,8 @@ class Engine:
         mode other than ``"backgammons"``, with the evaluator and the cube module); callers
         may leave the state out where this is False."""
         ev = self.evaluator
-        return (ev is not None and self._cube is not None and hasattr(ev, "evaluate")
-                and bool(getattr(ev, "caucasian", False)) == self.rules.caucasian
+        return (ev is not None and self._cube is not None and provides(ev, "evaluate")
+                and move_rule(ev) == self.rules.caucasian
                 and _cube_matters(self._state(state)))
 
     def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
@@ -156,7 +188,7 @@ class Engine:
         mine = cube.context_from_state(st)
         flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
         theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
-        if self.ply > 0 and hasattr(ev, "hint"):
+        if self.ply > 0 and provides(ev, "hint"):
             hints = ev.hint(pos, d, self.ply, n=None)
             deepest = max((h.ply for h in hints), default=0)
             hints = [h for h in hints if h.ply == deepest]   # the plays searched to the end
@@ -257,7 +289,7 @@ class Engine:
         assert cube is not None
         if self.ply > 0:
             return cube.cube_decision(pos, on_roll, self.ply, evaluator=self.evaluator)
-        if hasattr(self.evaluator, "evaluate") and _short_bearoff(pos.board):
+        if provides(self.evaluator, "evaluate") and _short_bearoff(pos.board):
             # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
             # the exact bear-off tables does not (and costs little this late)
             return cube.cube_decision(pos, on_roll, SHORT_BEAROFF_PLY, evaluator=self.evaluator)
@@ -350,7 +382,18 @@ class Engine:
 # --- helpers -----------------------------------------------------------------------------
 
 
-def _default_evaluator(caucasian: bool) -> Any | None:
+class _NoFastPath:
+    """An engine whose decisions the kernels do not reproduce: every line to the general path."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def reply(self, line: bytes) -> None:
+        """Always None."""
+        return None
+
+
+def _default_evaluator(caucasian: bool) -> EvaluatorProtocol | None:
     """:class:`gbot.Evaluator` with its shipped networks, or None when it cannot evaluate yet."""
     try:
         from gbot.eval.evaluator import Evaluator

@@ -15,14 +15,16 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gbot.core.limits import MAX_CUBE as MAX_CUBE
+
 if TYPE_CHECKING:
     from gbot.core.board import Board
 
 CENTRE = -1
 """``cube_owner`` of a centred cube."""
 
-MAX_CUBE = 2**15
-"""The largest cube a Match ID can hold (its 4-bit log2 field); the cap when ``cube_cap`` is 0."""
+# MAX_CUBE (gbot.core.limits): the largest cube a Match ID can hold (its 4-bit log2 field);
+# the cap when ``cube_cap`` is 0.
 
 CUBE_CAPS = (0, 2, 4, 8, 16, 32, 64)
 END_MODES = ("single", "gammons", "backgammons")

@@ -16,6 +16,7 @@ import binascii
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gbot.core.limits import MAX_CUBE
 from gbot.errors import MatchIdError
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def _check(f: MatchIdFields) -> None:
         for t in (f.dice, f.score)
     ):
         raise bad("Match ID fields must be integers (dice and score pairs of two)")
-    if f.cube < 1 or f.cube > 2**15 or f.cube & (f.cube - 1):
+    if f.cube < 1 or f.cube > MAX_CUBE or f.cube & (f.cube - 1):
         raise bad(f"cube {f.cube!r} is not a power of two from 1 to 32768")
     if f.cube_owner not in (CENTRE, 0, 1):
         raise bad(f"cube owner {f.cube_owner!r} is not 0, 1 or centre (-1)")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gbot.core.limits import MAX_CUBE
 from gbot.errors import GbotError, XgidError
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def format_xgid(pos: Position, state: MatchState) -> str:
     if state.game_state != GameState.PLAYING or state.resign_offered or state.beavers:
         raise XgidError(f"an XGID holds only a game in play with no resignation: {state!r}")
     cube = state.cube_value
-    if cube < 1 or cube > 2**15 or cube & (cube - 1):
+    if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
         raise XgidError(f"cube value must be a power of two up to 32768: {state!r}")
     if state.player_on_roll not in (0, 1) or state.cube_owner not in (CENTRE, 0, 1):
         raise XgidError(f"player numbers must be 0 or 1: {state!r}")

@@ -1,7 +1,8 @@
-"""The cube model's kernel (:mod:`gbot.core.cubemodel`) against the Python model (the oracle).
+"""The cube model's kernel (:mod:`gbot.core.cubemath`) against the Python model (the oracle).
 
-:func:`gbot.cube.cubeful._cubeful_model` must give exactly the figures of
-``_cubeful_model_py``, the level-by-level construction in Python (same floats, same errors),
+:func:`gbot.cube.cubeful.cubeful_many` must give exactly the figures of
+:func:`tests.oracle.cubemodel.cubeful_model`, the level-by-level construction in Python (same
+floats, same errors),
 for money and match contexts of every kind: cube owners and values, caps, end modes, Jacoby,
 the Crawford game and after, 2-away 2-away, cube lives, and degenerate probabilities.
 """
@@ -14,15 +15,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from gbot.cube.cubeful import (
-    CubeContext,
-    Owner,
-    Probs,
-    _cubeful_model,
-    _cubeful_model_py,
-    check_probs,
-)
+from gbot.cube.cubeful import CubeContext, CubefulEquities, Owner, Probs, check_probs, cubeful_many
 from gbot.errors import GbotError
+from tests.oracle.cubemodel import Model, cubeful_model
+
+
+def _kernel_model(probs: Probs, ctx: CubeContext) -> CubefulEquities:
+    return cubeful_many([probs], [ctx.cube_life], ctx)[0]
 
 
 def _probs(rng: random.Random) -> Probs:
@@ -75,7 +74,7 @@ def test_kernel_equals_python_model(seed: int) -> None:
         if ctx is None:
             continue
         probs = _probs(rng)
-        assert _outcome(_cubeful_model, probs, ctx) == _outcome(_cubeful_model_py, probs, ctx)
+        assert _outcome(_kernel_model, probs, ctx) == _outcome(cubeful_model, probs, ctx)
         checked += 1
 
 
@@ -99,7 +98,6 @@ def _boards(rng: random.Random, n: int) -> list[npt.NDArray[np.int8]]:
 
 
 def test_cube_lives_and_dead_values_equal_their_definitions() -> None:
-    from gbot.cube.cubeful import _Model
     from gbot.cube.decision import board_cube_life
     from gbot.cube.plays import cube_lives, dead_values
 
@@ -111,7 +109,7 @@ def test_cube_lives_and_dead_values_equal_their_definitions() -> None:
         ctx = _context(rng)
         if ctx is None:
             continue
-        m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
+        m = Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
         c = ctx.cube
         single = ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE
         k = (1, 1, 1) if single else {"single": (1, 1, 1), "gammons": (1, 2, 2),

@@ -30,11 +30,25 @@ import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.bestplay import best_static, static_fill, static_values
-from gbot.core.boardline import CENTRE, OPPONENT, read_gnubg_numbers
-from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
-from gbot.core.cubemodel import cube_values, dead_values_rows
+from gbot.core.boardline import OPPONENT, read_gnubg_numbers
+from gbot.core.classify import BEAROFF, OVER
+from gbot.core.cubemath import (
+    LIVES,
+    WIN_G,
+    action_of,
+    clip_probs,
+    cube_values,
+    dead_values_rows,
+    doubles,
+    emg,
+    janowski,
+    life_of,
+    lives_rows,
+    pick,
+    response_of,
+)
 from gbot.core.expand import classify_child, flip_into
-from gbot.core.facts import checkers_left, class_and_pips, contact, cube_lives
+from gbot.core.facts import checkers_left, class_and_pips, contact
 from gbot.core.movegen import generate
 from gbot.core.notation import format_steps_into
 
@@ -58,20 +72,13 @@ NEED_CUBE = 5
 """Double or roll in match play, the cube model to ask: :func:`match_cube` (``fields`` and
 ``probs[0]``, the position's 0-ply probabilities, are valid)."""
 
-# the ``cube`` argument: :mod:`gbot.cube.cubeful`'s numbers and the rules' cube switches
-CONTACT_LIFE = 0
-CRASHED_LIFE = 1
-BEAROFF_LIFE = 2
-RACE_BASE = 3
-RACE_PER_PIP = 4
-RACE_MIN = 5
-RACE_MAX = 6
-MULT = 7
+# the ``cube`` argument: the rules' cube switches (cube lives: :data:`gbot.core.cubemath.LIVES`)
+MULT = 0
 """Three entries: what a single, a gammon and a backgammon count under the end mode."""
-JACOBY = 10
-BEAVERS = 11
-CUBE_CAP = 12
-N_CUBE = 13
+JACOBY = 3
+BEAVERS = 4
+CUBE_CAP = 5
+N_CUBE = 6
 
 
 @jit
@@ -165,125 +172,47 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         return NEED_CUBE                      # match play: the cube model, match_cube()
     if cube[CUBE_CAP] != 0.0 or fields[28] > 1024:
         return FALLBACK                       # a capped cube: the cube model
-    verdict = _money_doubles(probs[0], cls, pips, fields[29], fields[28], cube)
+    verdict = _money_doubles(probs[0], cls, pips, fields[29], cube)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
 
 
 @jit
-def _unit(v: float) -> float:
-    return min(max(v, 0.0), 1.0)
-
-
-@jit
-def _money_doubles(p: F64, cls: int, pips: int, owner: int, value: int, cube: F64) -> int:
+def _money_doubles(p: F64, cls: int, pips: int, owner: int, cube: F64) -> int:
     """1 when the side on roll should double (money, no cube cap), 0 when not, -1 when the
-    probabilities are inconsistent (the general path then reports it)."""
-    win, wg, wbg, lg, lbg = p[0], p[1], p[2], p[3], p[4]
-    eps = 1e-6
-    if not (-eps <= wbg <= wg + eps <= win + 2 * eps <= 1 + 3 * eps
-            and -eps <= lbg <= lg + eps <= 1 - win + 2 * eps):
+    probabilities are inconsistent (the general path then reports it): Janowski's values and
+    the decision rule of :mod:`gbot.core.cubemath`."""
+    checked = np.empty(5, dtype=np.float64)
+    if not clip_probs(p, checked):
         return -1
-    win = _unit(win)
-    wg = min(_unit(wg), win)
-    lg = min(_unit(lg), 1.0 - win)
-    wbg = min(_unit(wbg), wg)
-    lbg = min(_unit(lbg), lg)
-    # cube life by position class
-    if cls == RACE:
-        x = min(max(cube[RACE_BASE] + cube[RACE_PER_PIP] * pips, cube[RACE_MIN]),
-                cube[RACE_MAX])
-    elif cls == BEAROFF or cls == OVER:
-        x = cube[BEAROFF_LIFE]
-    elif cls == CRASHED:
-        x = cube[CRASHED_LIFE]
-    else:
-        x = cube[CONTACT_LIFE]
-    # shares of singles, gammons, backgammons among wins and losses
-    lose = 1.0 - win
-    if win > 1e-12:
-        w0, w1, w2 = (win - wg) / win, (wg - wbg) / win, wbg / win
-    else:
-        w0, w1, w2 = 1.0, 0.0, 0.0
-    if lose > 1e-12:
-        l0, l1, l2 = (lose - lg) / lose, (lg - lbg) / lose, lbg / lose
-    else:
-        l0, l1, l2 = 1.0, 0.0, 0.0
-    m0, m1, m2 = cube[MULT], cube[MULT + 1], cube[MULT + 2]
-    big_w = 0.0 + w0 * m0
-    big_w = big_w + w1 * m1
-    big_w = big_w + w2 * m2
-    big_l = 0.0 + l0 * m0
-    big_l = big_l + l1 * m1
-    big_l = big_l + l2 * m2
-    tp = (big_l - 0.5) / (big_w + big_l + 0.5)
-    cp = (big_l + 1.0) / (big_w + big_l + 0.5)
-    dead = win * big_w - (1.0 - win) * big_l
-    jacoby = cube[JACOBY] != 0.0 and owner == CENTRE
-    lo = -1.0 if jacoby else -big_l
-    hi = 1.0 if jacoby else big_w
-    if owner == CENTRE:
-        if win < tp:
-            live = lo + (-1.0 - lo) * win / tp if tp > 0 else -1.0
-        elif win < cp:
-            live = -1.0 + 2.0 * (win - tp) / (cp - tp)
-        else:
-            live = 1.0 + (hi - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
-        nd = x * live + (1.0 - x) * ((2.0 * win - 1.0) if jacoby else dead)
-    else:                                     # my cube (the opponent's never gets here)
-        if win < cp:
-            live = -big_l + (1.0 + big_l) * win / cp
-        else:
-            live = 1.0 + (big_w - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
-        nd = x * live + (1.0 - x) * dead
-    if win < tp:
-        un = -big_l + (-1.0 - -big_l) * win / tp if tp > 0 else -1.0
-    else:
-        un = -1.0 + (big_w + 1.0) * (win - tp) / (1.0 - tp)
-    dt = 2.0 * (x * un + (1.0 - x) * dead)
-    dp = 1.0
-    # the opponent's answer, then whether doubling beats playing on
-    too_good = nd > dp + 1e-9 and wg > 0.0
-    if dt > dp:
-        return 0 if too_good else 1          # too good to double / double, pass
-    got = 2.0 * dt if cube[BEAVERS] != 0.0 and dt < 0.0 else dt
-    return 1 if got > nd else 0
+    e = np.empty(3, dtype=np.float64)
+    janowski(checked, cube[MULT:MULT + 3], life_of(cls, pips, LIVES), owner,
+             cube[JACOBY] != 0.0, e)
+    a = action_of(e[0], e[1], e[2], checked[WIN_G], cube[BEAVERS] != 0.0)
+    return 1 if doubles(a) else 0
 
 
 @jit
-def _check_probs(p: F64, out: F64) -> bool:
-    """:func:`gbot.cube.cubeful.check_probs` into ``out``; False where it raises."""
-    win, wg, wbg, lg, lbg = p[0], p[1], p[2], p[3], p[4]
-    eps = 1e-6
-    if not (-eps <= wbg <= wg + eps <= win + 2 * eps <= 1 + 3 * eps
-            and -eps <= lbg <= lg + eps <= 1 - win + 2 * eps):
-        return False
-    win = _pmin(_pmax(win, 0.0), 1.0)
-    wg = _pmin(_pmin(_pmax(wg, 0.0), 1.0), win)
-    lg = _pmin(_pmin(_pmax(lg, 0.0), 1.0), 1.0 - win)
-    out[0] = win
-    out[1] = wg
-    out[2] = _pmin(_pmin(_pmax(wbg, 0.0), 1.0), wg)
-    out[3] = lg
-    out[4] = _pmin(_pmin(_pmax(lbg, 0.0), 1.0), lg)
-    return True
+def _match_value(raw: F64, checked: F64, can: bool, win_mwc: float, lose_mwc: float) -> float:
+    """The side on roll's winning chance with its right cube action, from the level model's
+    raw values ``raw`` (match play)."""
+    if not can:
+        return float(raw[0])
+    nd = emg(raw[0], win_mwc, lose_mwc)
+    dt = emg(raw[1], win_mwc, lose_mwc)
+    dp = emg(raw[2], win_mwc, lose_mwc)
+    a = action_of(nd, dt, dp, checked[WIN_G], False)
+    return pick(a, response_of(dt, dp, False), raw[0], raw[1], raw[2])
 
 
 @jit
-def _pmin(a: float, b: float) -> float:
-    return b if b < a else a
-
-
-@jit
-def _pmax(a: float, b: float) -> float:
-    return b if b > a else a
-
-
-@jit
-def _emg(mwc: float, win: float, lose: float) -> float:
-    """:func:`gbot.cube.met.mwc_to_equity`."""
-    return (2.0 * mwc - win - lose) / (win - lose)
+def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float) -> bool:
+    """Whether the side on roll should double, from the level model's raw values (match)."""
+    nd = emg(raw[0], win_mwc, lose_mwc)
+    dt = emg(raw[1], win_mwc, lose_mwc)
+    dp = emg(raw[2], win_mwc, lose_mwc)
+    return doubles(action_of(nd, dt, dp, checked[WIN_G], False))
 
 
 @jit
@@ -299,10 +228,10 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
     :meth:`gbot.engine.Engine.choose_play` ranks it with the match state: by what the
     opponent, on roll after each play, gets with its right cube action
     (:func:`gbot.cube.plays.best_play_index`: the plays whose dead-cube value
-    (:func:`gbot.core.cubemodel.dead_values_rows` with ``outcomes``) is within ``window`` of
+    (:func:`gbot.core.cubemath.dead_values_rows` with ``outcomes``) is within ``window`` of
     the best, at most ``keep``, valued by the cube model). The arguments after ``lives`` (the
-    cube lives, as :func:`gbot.core.facts.cube_lives` takes them) describe the opponent's
-    cube situation as :func:`gbot.core.cubemodel.cube_values` takes it, ``win_mwc`` and
+    cube lives, laid out as :data:`gbot.core.cubemath.LIVES`) describe the opponent's
+    cube situation as :func:`gbot.core.cubemath.cube_values` takes it, ``win_mwc`` and
     ``lose_mwc`` its match chances after winning or losing the cube. Returns :data:`MOVE`
     (text in ``reply``, ``info[0]`` bytes) or :data:`FALLBACK`."""
     board = np.empty(26, dtype=np.int8)
@@ -326,7 +255,7 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
                        b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
             return FALLBACK
         life = np.empty(n, dtype=np.float64)
-        cube_lives(children[:n], lives, life)
+        lives_rows(children[:n], lives, life)
         dead = np.empty(n, dtype=np.float64)
         dead_values_rows(probs[:n], outcomes, 1.0, dead)
         order = np.empty(n, dtype=np.int64)          # stable sort by dead value
@@ -351,24 +280,14 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
             best_value = np.inf
             for t in range(m):
                 i = kept[t]
-                if not _check_probs(probs[i], checked):
+                if not clip_probs(probs[i], checked):
                     return FALLBACK
                 if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top,
                                life[i], False, dead_nd, can, raw) != 0:
                     return FALLBACK
                 if win_mwc == lose_mwc or raw[0] != raw[0]:
                     return FALLBACK
-                if not can:
-                    v = raw[0]
-                else:
-                    nd = _emg(raw[0], win_mwc, lose_mwc)
-                    dt = _emg(raw[1], win_mwc, lose_mwc)
-                    dp = _emg(raw[2], win_mwc, lose_mwc)
-                    too_good = nd > dp + 1e-9 and checked[1] > 0.0
-                    if dt > dp:
-                        v = raw[0] if too_good else raw[2]
-                    else:
-                        v = raw[1] if dt > nd else raw[0]
+                v = _match_value(raw, checked, can, win_mwc, lose_mwc)
                 if v < best_value - 1e-12:
                     best = i
                     best_value = v
@@ -385,22 +304,17 @@ def match_cube(fields: I64, p: F64, lives: F64, mult: F64, met: F64, away: int,
     decides with the cube model (:func:`gbot.cube.decision.decide`): :data:`DOUBLE`,
     :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general path reports).
     The arguments after ``lives`` are the side on roll's cube situation as
-    :func:`gbot.core.cubemodel.cube_values` takes it; ``win_mwc``/``lose_mwc`` its match
+    :func:`gbot.core.cubemath.cube_values` takes it; ``win_mwc``/``lose_mwc`` its match
     chances after winning or losing the cube."""
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
     cls, pips = class_and_pips(board)
-    if cls == RACE:
-        life = min(max(lives[3] + lives[4] * pips, lives[5]), lives[6])
-    elif cls == CRASHED:
-        life = lives[1]
-    elif cls == BEAROFF or cls == OVER:
+    if cls == BEAROFF or cls == OVER:
         return FALLBACK
-    else:
-        life = lives[0]
+    life = life_of(cls, pips, lives)
     checked = np.empty(5, dtype=np.float64)
-    if not _check_probs(p, checked):
+    if not clip_probs(p, checked):
         return FALLBACK
     raw = np.empty(3, dtype=np.float64)
     if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top, life, False,
@@ -410,10 +324,4 @@ def match_cube(fields: I64, p: F64, lives: F64, mult: F64, met: F64, away: int,
         return FALLBACK
     if not can:
         return ROLL
-    nd = _emg(raw[0], win_mwc, lose_mwc)
-    dt = _emg(raw[1], win_mwc, lose_mwc)
-    dp = _emg(raw[2], win_mwc, lose_mwc)
-    too_good = nd > dp + 1e-9 and checked[1] > 0.0
-    if dt > dp:                               # the double would be passed
-        return ROLL if too_good else DOUBLE
-    return DOUBLE if dt > nd else ROLL
+    return DOUBLE if _match_doubles(raw, checked, win_mwc, lose_mwc) else ROLL

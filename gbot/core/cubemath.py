@@ -1,12 +1,26 @@
-"""The cube model of :mod:`gbot.cube.cubeful` (``_Model`` and ``_cubeful_model``) in a kernel.
+"""The cube arithmetic, compiled: the one owner of every cube figure, for Python and kernels.
 
-The same construction, the same floating-point operations in the same order, so the same
-figures: piecewise-linear value functions of the winning chance ``p`` (vertices in fixed-size
-arrays), the owned-cube values level by level from the highest reachable cube down (concave
-majorants and convex minorants of the clipped next level), the centred cube as the taut
-string between the two, and the no double / double-take / double-pass values at ``p``.
-:mod:`gbot.cube.cubeful` is the reference and keeps the documentation of the model; tests
-compare the two.
+What lives here (numba kernels, callable from Python too; :mod:`gbot.cube` wraps them):
+
+* named constants: probability slots, cube owners, cube lives by position class, the end
+  modes' multipliers, the largest cube, the decision and response codes;
+* :func:`clip_probs`: the validation and clipping of five cubeless probabilities;
+* :func:`life_of` / :func:`board_life`: gnubg's cube life (efficiency) by position class;
+* :func:`janowski`: Janowski's closed forms for money play without a cube cap;
+* :func:`cube_values`: the level-by-level cube model (any cap, money or match): piecewise
+  linear value functions of the winning chance ``p`` (vertices in fixed-size arrays), the
+  owned-cube values from the highest reachable cube down (concave majorants and convex
+  minorants of the clipped next level), the centred cube as the taut string between the two;
+* :func:`action_of`, :func:`response_of`, :func:`pick`: the double / take / pass / beaver rule;
+* :func:`dead_values_rows`, :func:`outcome_value`, :func:`top_cube`, :func:`emg`.
+
+The two money forms agree in the limit: :func:`cube_values` with the cube dying at ``top``
+converges to :func:`janowski` as ``top`` grows (the dead cube at the top reaches down a few
+levels: with gnubg's 2**15 limit, gammon-heavy positions differ by up to about 0.003 at cube
+1). Janowski's forms are the model of a cube that never dies, which is what money play without
+a cap is, so money play without a cap uses them (cube up to :data:`JANOWSKI_MAX_CUBE`); the
+level model serves capped cubes and matches. ``tests/test_cube_core.py`` checks both the limit
+and the pure-Python reference (``tests/oracle/cubemodel.py``).
 
 Outcome values come from ``table`` (match play: ``table[a, b]`` is the winning chance ``a``
 away against ``b`` away, as :meth:`gbot.cube.met.MatchEquityTable.mwc` gives it for the
@@ -19,20 +33,82 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
+from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
+from gbot.core.facts import class_and_pips
+from gbot.core.limits import MAX_CUBE as MAX_CUBE
 
 F64 = npt.NDArray[np.float64]
+
+# -- probability slots: (win, win gammon, win backgammon, lose gammon, lose backgammon) ------
+WIN = 0
+WIN_G = 1
+WIN_BG = 2
+LOSE_G = 3
+LOSE_BG = 4
+
+# -- who holds the cube, seen from the side on roll ------------------------------------------
+CENTRE = 0
+ME = 1
+OPPONENT = 2
+
+JANOWSKI_MAX_CUBE = 2**10
+"""Money play without a cap uses the closed forms up to this cube (above: the level model)."""
+
+# -- cube life (Janowski's cube efficiency) by position class, gnubg's figures ----------------
+CONTACT_LIFE = 0.68
+CRASHED_LIFE = 0.68
+BEAROFF_LIFE = 0.6
+RACE_LIFE_BASE = 0.55
+RACE_LIFE_PER_PIP = 0.00125
+RACE_LIFE_MIN = 0.6
+RACE_LIFE_MAX = 0.7
+
+# slots of :data:`LIVES`, the array the kernels take
+L_CONTACT = 0
+L_CRASHED = 1
+L_BEAROFF = 2
+L_RACE_BASE = 3
+L_RACE_PER_PIP = 4
+L_RACE_MIN = 5
+L_RACE_MAX = 6
+LIVES = np.array([CONTACT_LIFE, CRASHED_LIFE, BEAROFF_LIFE, RACE_LIFE_BASE, RACE_LIFE_PER_PIP,
+                  RACE_LIFE_MIN, RACE_LIFE_MAX], dtype=np.float64)
+LIVES.setflags(write=False)
+
+# -- end modes: what a single, a gammon and a backgammon count -------------------------------
+END_MULTIPLIERS = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
+MULTS = {mode: np.array(m, dtype=np.float64) for mode, m in END_MULTIPLIERS.items()}
+for _m in MULTS.values():
+    _m.setflags(write=False)
+
+# -- the decision rule's codes ---------------------------------------------------------------
+NO_DOUBLE = 0
+DOUBLE_TAKE = 1
+DOUBLE_PASS = 2
+TOO_GOOD_TAKE = 3
+TOO_GOOD_PASS = 4
+ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass")
+"""The names of the action codes, by code."""
+TAKE = 0
+PASS = 1
+BEAVER = 2
+RESPONSES = ("take", "pass", "beaver")
+"""The names of the response codes, by code."""
+
+PROB_EPS = 1e-6
+"""How far five probabilities may stray from consistency before :func:`clip_probs` refuses."""
+TOO_GOOD_MARGIN = 1e-9
+"""No double beats a cash by more than this before the position counts as too good."""
+SHARE_EPS = 1e-12
+"""Below this winning (losing) chance the shares of its kinds are taken as all singles."""
 
 MAXV = 128
 """Vertices a value function may have (far more than the model produces)."""
 MAX_LEVELS = 20
 """Cube levels from the current cube to the highest reachable one (2**15 needs 16)."""
 
-CENTRE = 0
-ME = 1
-OPPONENT = 2
-
 TOO_BIG = -1
-"""Return code: a value function outgrew :data:`MAXV` (use the Python model)."""
+"""Return code: a value function outgrew :data:`MAXV`."""
 
 
 @jit
@@ -61,15 +137,16 @@ def _value(points: int, money: bool, away: int, opp_away: int, table: F64) -> fl
 
 
 @jit
-def _outcome(c: int, single: bool, win: bool, shares: F64, mult: F64, money: bool, away: int,
+def _outcome(c: int, single: bool, win: bool, sh: F64, mult: F64, money: bool, away: int,
              opp_away: int, table: F64) -> float:
-    """``_Model.win_value`` (``win``) or ``lose_value`` of cube ``c``."""
+    """The value of winning (``win``) or losing cube ``c`` with the shares ``sh`` of
+    singles, gammons and backgammons (``single``: all count single)."""
     sign = 1 if win else -1
     if single:
         return _value(sign * c, money, away, opp_away, table)
     total = 0.0
     for k in range(3):
-        share = shares[k]
+        share = sh[k]
         if share != 0.0:
             total = total + share * _value(sign * int(mult[k]) * c, money, away, opp_away,
                                            table)
@@ -266,34 +343,14 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
                 cube: int, owner: int, top: int, life: float, jacoby: bool, dead_nd: bool,
                 can: bool, out: F64) -> int:
     """``out[:3]`` = the raw no double, double/take and double/pass values (points per unit
-    stake for money, winning chances in a match; the last two only when ``can``) of
-    ``_cubeful_model`` for checked ``probs``; ``top`` is ``_Model.top``, ``jacoby`` the
+    stake for money, winning chances in a match; the last two only when ``can``) of the
+    level model for clipped ``probs``; ``top`` is :func:`top_cube`, ``jacoby`` the
     centred-cube Jacoby rule, ``dead_nd`` gnubg's 2-away 2-away convention (no double
     valued with a dead cube). Returns 0, or :data:`TOO_BIG`."""
     win = probs[0]
-    wg = probs[1]
-    wbg = probs[2]
-    lg = probs[3]
-    lbg = probs[4]
-    lose = 1.0 - win
     w = np.empty(3, dtype=np.float64)
     ls = np.empty(3, dtype=np.float64)
-    if win > 1e-12:
-        w[0] = (win - wg) / win
-        w[1] = (wg - wbg) / win
-        w[2] = wbg / win
-    else:
-        w[0] = 1.0
-        w[1] = 0.0
-        w[2] = 0.0
-    if lose > 1e-12:
-        ls[0] = (lose - lg) / lose
-        ls[1] = (lg - lbg) / lose
-        ls[2] = lbg / lose
-    else:
-        ls[0] = 1.0
-        ls[1] = 0.0
-        ls[2] = 0.0
+    shares(probs, w, ls)
     # owned-cube values level by level, from the top down: level j is cube * 2**j
     levels = 0
     k = cube
@@ -387,32 +444,268 @@ def cube_values_rows(probs: F64, lives: F64, mult: F64, money: bool, away: int, 
     return 0
 
 
+
 @jit
-def _np_max(a: float, b: float) -> float:
-    """``numpy.maximum(a, b)``."""
-    return a if (a >= b or a != a) else b
+def clip_probs(p: F64, out: F64) -> bool:
+    """Five cubeless probabilities checked and clipped into ``out`` (each within 0..1, the
+    gammons within the wins, the backgammons within the gammons); False when they are
+    inconsistent by more than :data:`PROB_EPS` (``out`` then untouched)."""
+    win = p[WIN]
+    wg = p[WIN_G]
+    wbg = p[WIN_BG]
+    lg = p[LOSE_G]
+    lbg = p[LOSE_BG]
+    eps = PROB_EPS
+    if not (-eps <= wbg <= wg + eps <= win + 2 * eps <= 1 + 3 * eps
+            and -eps <= lbg <= lg + eps <= 1 - win + 2 * eps):
+        return False
+    clip_probs_unchecked(p, out)
+    return True
 
 
 @jit
-def _np_min(a: float, b: float) -> float:
-    """``numpy.minimum(a, b)``."""
-    return a if (a <= b or a != a) else b
+def clip_probs_unchecked(p: F64, out: F64) -> None:
+    """The clipping of :func:`clip_probs` without the consistency check."""
+    win = _min(_max(p[WIN], 0.0), 1.0)
+    wg = _min(_min(_max(p[WIN_G], 0.0), 1.0), win)
+    lg = _min(_min(_max(p[LOSE_G], 0.0), 1.0), 1.0 - win)
+    out[WIN] = win
+    out[WIN_G] = wg
+    out[WIN_BG] = _min(_min(_max(p[WIN_BG], 0.0), 1.0), wg)
+    out[LOSE_G] = lg
+    out[LOSE_BG] = _min(_min(_max(p[LOSE_BG], 0.0), 1.0), lg)
+
+
+@jit
+def life_of(cls: int, pips: int, lives: F64) -> float:
+    """The cube life of a position of class ``cls`` (:mod:`gbot.core.classify`) with ``pips``
+    for the side on roll, from ``lives`` (laid out as :data:`LIVES`)."""
+    if cls == RACE:
+        return _min(_max(lives[L_RACE_BASE] + lives[L_RACE_PER_PIP] * pips,
+                         lives[L_RACE_MIN]), lives[L_RACE_MAX])
+    if cls == BEAROFF or cls == OVER:
+        return float(lives[L_BEAROFF])
+    if cls == CRASHED:
+        return float(lives[L_CRASHED])
+    return float(lives[L_CONTACT])
+
+
+@jit
+def board_life(b: npt.NDArray[np.int8], lives: F64) -> float:
+    """:func:`life_of` the board ``b`` (side on roll to move)."""
+    cls, pips = class_and_pips(b)
+    return life_of(cls, pips, lives)
+
+
+@jit
+def lives_rows(boards: npt.NDArray[np.int8], lives: F64, out: F64) -> None:
+    """:func:`board_life` of each board of ``boards`` ``[n, 26]`` into ``out``."""
+    for i in range(boards.shape[0]):
+        out[i] = board_life(boards[i], lives)
+
+
+@jit
+def shares(p: F64, w: F64, ls: F64) -> None:
+    """The shares of singles, gammons and backgammons among the wins (``w``) and the losses
+    (``ls``) of clipped probabilities ``p``."""
+    win = p[WIN]
+    lose = 1.0 - win
+    if win > SHARE_EPS:
+        w[0] = (win - p[WIN_G]) / win
+        w[1] = (p[WIN_G] - p[WIN_BG]) / win
+        w[2] = p[WIN_BG] / win
+    else:
+        w[0] = 1.0
+        w[1] = 0.0
+        w[2] = 0.0
+    if lose > SHARE_EPS:
+        ls[0] = (lose - p[LOSE_G]) / lose
+        ls[1] = (p[LOSE_G] - p[LOSE_BG]) / lose
+        ls[2] = p[LOSE_BG] / lose
+    else:
+        ls[0] = 1.0
+        ls[1] = 0.0
+        ls[2] = 0.0
+
+
+@jit
+def _below_tp(p: float, y0: float, tp: float) -> float:
+    return y0 + (-1.0 - y0) * p / tp if tp > 0 else -1.0
+
+
+@jit
+def janowski(p: F64, mult: F64, life: float, owner: int, jacoby: bool, out: F64) -> None:
+    """Janowski's money values per unit cube of clipped probabilities ``p`` with cube life
+    ``life``: ``out[0]`` no double with the cube at ``owner`` (``jacoby``: the Jacoby rule
+    applies, a centred cube), ``out[1]`` double/take (``out[2]`` double/pass, always 1).
+    ``W`` and ``L``, the average value of a win and of a loss, give the take point
+    ``(L - 1/2) / (W + L + 1/2)`` and the cash point ``(L + 1) / (W + L + 1/2)``."""
+    win = p[WIN]
+    w = np.empty(3, dtype=np.float64)
+    ls = np.empty(3, dtype=np.float64)
+    shares(p, w, ls)
+    big_w = 0.0 + w[0] * mult[0]
+    big_w = big_w + w[1] * mult[1]
+    big_w = big_w + w[2] * mult[2]
+    big_l = 0.0 + ls[0] * mult[0]
+    big_l = big_l + ls[1] * mult[1]
+    big_l = big_l + ls[2] * mult[2]
+    x = life
+    tp = (big_l - 0.5) / (big_w + big_l + 0.5)
+    cp = (big_l + 1.0) / (big_w + big_l + 0.5)
+    dead = win * big_w - (1.0 - win) * big_l
+    jac = jacoby and owner == CENTRE
+    lo = -1.0 if jac else -big_l              # the value at p = 0 with the cube where it is
+    hi = 1.0 if jac else big_w
+    if owner == CENTRE:
+        if win < tp:
+            live = _below_tp(win, lo, tp)
+        elif win < cp:
+            live = -1.0 + 2.0 * (win - tp) / (cp - tp)
+        else:
+            live = 1.0 + (hi - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
+        out[0] = x * live + (1.0 - x) * ((2.0 * win - 1.0) if jac else dead)
+    elif owner == ME:
+        if win < cp:
+            live = -big_l + (1.0 + big_l) * win / cp
+        else:
+            live = 1.0 + (big_w - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
+        out[0] = x * live + (1.0 - x) * dead
+    else:
+        if win < tp:
+            live = _below_tp(win, -big_l, tp)
+        else:
+            live = -1.0 + (big_w + 1.0) * (win - tp) / (1.0 - tp)
+        out[0] = x * live + (1.0 - x) * dead
+    if win < tp:
+        un = _below_tp(win, -big_l, tp)
+    else:
+        un = -1.0 + (big_w + 1.0) * (win - tp) / (1.0 - tp)
+    out[1] = 2.0 * (x * un + (1.0 - x) * dead)
+    out[2] = 1.0
+
+
+@jit
+def response_of(dt: float, dp: float, beavers: bool) -> int:
+    """The doubled side's answer: :data:`PASS` when taking costs more than the cube
+    (``dt > dp``), :data:`BEAVER` when it takes a double that loses for the doubler and
+    ``beavers`` (money, beavers allowed), else :data:`TAKE`."""
+    if dt > dp:
+        return PASS
+    if beavers and dt < 0.0:
+        return BEAVER
+    return TAKE
+
+
+@jit
+def action_of(nd: float, dt: float, dp: float, win_gammon: float, beavers: bool) -> int:
+    """What the side on roll should do, from its cubeful no double, double/take and
+    double/pass values: double when that beats playing on (``min(DT, DP) > ND``, a beavered
+    double counting twice); playing on past a cash is too good only while a gammon is still
+    possible (``win_gammon > 0``)."""
+    resp = response_of(dt, dp, beavers)
+    too_good = nd > dp + TOO_GOOD_MARGIN and win_gammon > 0.0
+    if resp == PASS:
+        return TOO_GOOD_PASS if too_good else DOUBLE_PASS
+    got = 2.0 * dt if resp == BEAVER else dt
+    if got > nd:
+        return DOUBLE_TAKE
+    if too_good:
+        return TOO_GOOD_TAKE
+    return NO_DOUBLE
+
+
+@jit
+def doubles(action: int) -> bool:
+    """Whether ``action`` turns the cube."""
+    return action == DOUBLE_TAKE or action == DOUBLE_PASS
+
+
+@jit
+def pick(action: int, response: int, nd: float, dt: float, dp: float) -> float:
+    """What the side on roll gets with ``action`` and the answer ``response``, of its values
+    ``nd``, ``dt``, ``dp`` (equities or winning chances)."""
+    if not doubles(action):
+        return nd
+    if response == BEAVER:
+        return 2.0 * dt
+    return dp if response == PASS else dt
+
+
+@jit
+def money_values_rows(probs: F64, lives: F64, mult: F64, owner: int, jacoby: bool, can: bool,
+                      beavers: bool, out: F64) -> None:
+    """Money equity (per unit cube) of the right cube action for the side on roll of each row
+    of ``probs`` (clipped here) with cube life ``lives[i]``: :func:`janowski` and the rule."""
+    p = np.empty(5, dtype=np.float64)
+    e = np.empty(3, dtype=np.float64)
+    for i in range(probs.shape[0]):
+        clip_probs_unchecked(probs[i], p)
+        janowski(p, mult, lives[i], owner, jacoby, e)
+        if not can:
+            out[i] = e[0]
+            continue
+        a = action_of(e[0], e[1], e[2], p[WIN_G], beavers)
+        out[i] = pick(a, response_of(e[1], e[2], beavers), e[0], e[1], e[2])
+
+
+@jit
+def emg(mwc: float, win: float, lose: float) -> float:
+    """Normalised match equity of a winning chance (+1 = ``win``, -1 = ``lose``: the chances
+    after winning and after losing the cube), gnubg's EMG."""
+    return (2.0 * mwc - win - lose) / (win - lose)
+
+
+@jit
+def top_cube(money: bool, max_cube: int, away: int, opp_away: int, cube: int) -> int:
+    """The highest cube the level model considers: ``max_cube`` (the cap), or in a match the
+    cube from which both sides are dead (any win or loss ends the match)."""
+    top = max_cube
+    if not money:
+        reach = 1
+        while reach < max(away, opp_away):
+            reach *= 2
+        top = min(top, max(reach, cube))
+    return top
+
+
+@jit
+def outcome_value(points: int, money: bool, away: int, opp_away: int, table: F64) -> float:
+    """The value for the side on roll of winning (``points`` > 0) or losing ``-points``:
+    the points (money) or its winning chance afterwards (match)."""
+    return _value(points, money, away, opp_away, table)
 
 
 @jit
 def dead_values_rows(probs: F64, values: F64, divisor: float, out: F64) -> None:
-    """``gbot.cube.plays.dead_values`` with the six outcome values ``values`` (win single,
-    gammon, backgammon, then the same lost) and ``divisor`` (the cube for money, else 1): the
-    same clipping and the same sums, row by row."""
+    """The value of each row of ``probs`` (clipped here) with the cube dead: the six outcome
+    values ``values`` (win single, gammon, backgammon, then the same lost) weighted by the
+    chances, divided by ``divisor`` (the cube for money, else 1)."""
+    p = np.empty(5, dtype=np.float64)
     for i in range(probs.shape[0]):
-        win = _np_min(_np_max(probs[i, 0], 0.0), 1.0)
-        wg = _np_min(_np_min(_np_max(probs[i, 1], 0.0), 1.0), win)
-        lg = _np_min(_np_min(_np_max(probs[i, 3], 0.0), 1.0), 1.0 - win)
-        wbg = _np_min(_np_min(_np_max(probs[i, 2], 0.0), 1.0), wg)
-        lbg = _np_min(_np_min(_np_max(probs[i, 4], 0.0), 1.0), lg)
+        clip_probs_unchecked(probs[i], p)
+        win = p[WIN]
+        wg = p[WIN_G]
+        wbg = p[WIN_BG]
+        lg = p[LOSE_G]
+        lbg = p[LOSE_BG]
         v = (win - wg) * values[0] + (wg - wbg) * values[1]
         v = v + wbg * values[2]
         v = v + (1.0 - win - lg) * values[3]
         v = v + (lg - lbg) * values[4]
         v = v + lbg * values[5]
         out[i] = v / divisor if divisor != 1.0 else v
+
+
+@jit
+def cubeless_value(p: F64, mult: F64, money: bool, away: int, opp_away: int, table: F64,
+                   cube: int) -> float:
+    """The value of clipped probabilities ``p`` with cube ``cube`` left where it is (no more
+    cube action): points (money) or the winning chance (match)."""
+    w = np.empty(3, dtype=np.float64)
+    ls = np.empty(3, dtype=np.float64)
+    shares(p, w, ls)
+    dx = np.empty(2, dtype=np.float64)
+    dy = np.empty(2, dtype=np.float64)
+    _dead(cube, False, w, ls, mult, money, away, opp_away, table, dx, dy)
+    return _at(dx, dy, 2, p[WIN])

@@ -5,12 +5,9 @@ Boards use the layout of :mod:`gbot.core.board` (side to move = positive, moving
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
-
 from gbot.core._jit import jit
 from gbot.core.board import Board
-from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE, classify
+from gbot.core.classify import classify
 
 
 @jit
@@ -53,20 +50,3 @@ def class_and_pips(b: Board) -> tuple[int, int]:
         if v > 0:
             pips += v * i
     return classify(b), pips
-
-
-@jit
-def cube_lives(boards: npt.NDArray[np.int8], lives: npt.NDArray[np.float64],
-               out: npt.NDArray[np.float64]) -> None:
-    """The cube life of each board by its class: ``lives`` holds the contact, crashed and
-    bear-off lives, then the race life's base, per pip, minimum and maximum."""
-    for i in range(boards.shape[0]):
-        cls, pips = class_and_pips(boards[i])
-        if cls == RACE:
-            out[i] = min(max(lives[3] + lives[4] * pips, lives[5]), lives[6])
-        elif cls == BEAROFF or cls == OVER:
-            out[i] = lives[2]
-        elif cls == CRASHED:
-            out[i] = lives[1]
-        else:
-            out[i] = lives[0]

@@ -22,27 +22,30 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gbot.core import cubemath as _core
 from gbot.cube.cubeful import (
     CubeContext,
     CubefulEquities,
     Owner,
     Probs,
-    _cubeful_checked,
+    board_cube_life,
     check_probs,
-    cube_life,
+    cubeful_clipped,
+    with_cube_life,
 )
 from gbot.errors import CubeError
+from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
 
 if TYPE_CHECKING:
     from gbot.match import MatchState
 
-ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass")
-RESPONSES = ("take", "pass", "beaver")
+ACTIONS = _core.ACTIONS
+RESPONSES = _core.RESPONSES
 
 
 @dataclass(frozen=True)
@@ -79,17 +82,14 @@ class CubeDecision:
     def equity(self) -> float:
         """Cubeful equity of the right action for the side on roll."""
         nd, dt, dp = self.equities
-        if not self.doubles:
-            return nd
-        if self.response == "beaver":
-            return 2.0 * dt
-        return dp if self.response == "pass" else dt
+        return float(_core.pick(ACTIONS.index(self.action), RESPONSES.index(self.response), nd,
+                                dt, dp))
 
 
 def decide(probs: Probs, ctx: CubeContext) -> CubeDecision:
     """The cube decision for the side on roll from its cubeless probabilities."""
     probs = check_probs(probs)
-    return decide_from_equities(_cubeful_checked(probs, ctx), ctx, probs)
+    return decide_from_equities(cubeful_clipped(probs, ctx), ctx, probs)
 
 
 def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> CubeDecision:
@@ -100,24 +100,9 @@ def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> 
         return CubeDecision(action="no_double", response="take", equities=eq, probabilities=probs,
                             mwc=mwc, can_double=False, cube_life=ctx.cube_life)
     nd, dt, dp = eq
-    if dt > dp:
-        response = "pass"
-    elif ctx.is_money and ctx.beavers and dt < 0.0:
-        response = "beaver"
-    else:
-        response = "take"
-    # Playing on is only "too good" when it gains something: a gammon must be possible.
-    too_good = nd > dp + 1e-9 and probs[1] > 0.0
-    if response == "pass":
-        action = "too_good_pass" if too_good else "double_pass"
-    else:
-        got = 2.0 * dt if response == "beaver" else dt
-        if got > nd:
-            action = "double_take"
-        elif too_good:
-            action = "too_good_take"
-        else:
-            action = "no_double"
+    beavers = ctx.is_money and ctx.beavers
+    response = RESPONSES[_core.response_of(dt, dp, beavers)]
+    action = ACTIONS[_core.action_of(nd, dt, dp, probs[1], beavers)]
     raccoon = bool(ctx.is_money and ctx.beavers and ctx.raccoons and dt > 0.0)
     return CubeDecision(action=action, response=response, equities=eq, probabilities=probs,
                         mwc=mwc, can_double=True, raccoon=raccoon, cube_life=ctx.cube_life)
@@ -126,11 +111,8 @@ def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> 
 # -- from a position and a match state ---------------------------------------------------------
 
 
-class ProbabilitySource(Protocol):
-    """Anything with ``probabilities(pos, ply=0)`` (the gbot evaluator)."""
-
-    def probabilities(self, pos: Any, ply: int = 0) -> Any:
-        """Five cubeless probabilities of the side on roll."""
+ProbabilitySource = EvaluatorProtocol
+"""The old name of :class:`gbot.eval.protocol.EvaluatorProtocol` here."""
 
 
 def _board_of(pos: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
@@ -139,22 +121,6 @@ def _board_of(pos: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
     if arr.shape != (26,):
         raise CubeError(f"need a position or a 26-slot board, got {pos!r}")
     return arr
-
-
-def board_cube_life(board: Any) -> float:
-    """gnubg's cube life (efficiency) for a board seen by the side on roll."""
-    from gbot.core import classify as _classify
-    from gbot.core.facts import class_and_pips
-
-    arr = _board_of(board)
-    cls, my_pips = class_and_pips(arr)
-    if cls == _classify.RACE:
-        return cube_life("race", my_pips)
-    if cls in (_classify.BEAROFF, _classify.OVER):
-        return cube_life("bearoff")
-    if cls == _classify.CRASHED:
-        return cube_life("crashed")
-    return cube_life("contact")
 
 
 def context_from_state(state: MatchState, cube_life_value: float = 0.68) -> CubeContext:
@@ -212,12 +178,11 @@ def cube_decision(pos: Any, state: MatchState, ply: int = 0,
     """
     ev = evaluator if evaluator is not None else shared_evaluator()
     ctx = context_from_state(state, board_cube_life(pos))
-    if ply >= 1 and hasattr(ev, "evaluate"):
+    if ply >= 1 and provides(ev, "evaluate"):
         from gbot.cube.lookahead import lookahead_cubeful
 
-        caucasian = bool(getattr(ev, "caucasian", False) or state.rules.caucasian)
-        e, probs = lookahead_cubeful(_board_of(pos), ctx, ev, ply,  # type: ignore[arg-type]
-                                     caucasian=caucasian)
+        caucasian = move_rule(ev) or state.rules.caucasian
+        e, probs = lookahead_cubeful(_board_of(pos), ctx, ev, ply, caucasian=caucasian)
         return decide_from_equities(e, ctx, check_probs(probs))
     raw = tuple(float(v) for v in ev.probabilities(pos, ply=ply))
     if len(raw) != 5 or not all(math.isfinite(v) for v in raw):
@@ -225,10 +190,5 @@ def cube_decision(pos: Any, state: MatchState, ply: int = 0,
     return decide((raw[0], raw[1], raw[2], raw[3], raw[4]), ctx)
 
 
-def with_cube_life(ctx: CubeContext, x: float) -> CubeContext:
-    """``ctx`` with another cube life."""
-    return replace(ctx, cube_life=x)
-
-
-__all__ = ["CubeDecision", "decide", "cube_decision", "context_from_state", "board_cube_life",
-           "ACTIONS", "RESPONSES"]
+__all__ = ["CubeDecision", "decide", "decide_from_equities", "cube_decision", "context_from_state",
+           "board_cube_life", "with_cube_life", "ACTIONS", "RESPONSES"]

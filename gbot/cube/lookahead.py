@@ -19,14 +19,25 @@ would make at once (a cube that is dead for the doubler but live for the taker).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from gbot.cube.cubeful import CubeContext, CubefulEquities, Owner, Probs, _Model
+from gbot.core import cubemath as _core
+from gbot.cube.cubeful import (
+    CubeContext,
+    CubefulEquities,
+    Owner,
+    Probs,
+    board_cube_life,
+    check_probs,
+    cube_mwcs,
+    cubeful_clipped,
+)
 from gbot.cube.met import mwc_to_equity
 from gbot.errors import CubeError
+from gbot.eval.protocol import EvaluatorProtocol
 
 ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
@@ -35,11 +46,9 @@ _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _INVERT = [0, 3, 4, 1, 2]
 
 
-class BatchEvaluator(Protocol):
-    """What the lookahead needs: ``evaluate(boards, ply) -> float[n, 5]`` (gbot.Evaluator)."""
-
-    def evaluate(self, boards: Any, ply: int = 0) -> npt.NDArray[np.float64]:
-        """Cubeless probabilities of the side to move in each board."""
+BatchEvaluator = EvaluatorProtocol
+"""The old name of :class:`gbot.eval.protocol.EvaluatorProtocol` here (the lookahead uses its
+``evaluate``)."""
 
 
 def swap_context(ctx: CubeContext, owner_from_me: Owner, cube: int) -> CubeContext:
@@ -106,8 +115,6 @@ def _is_over(board: npt.NDArray[np.int8]) -> bool:
 
 def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
            ev: BatchEvaluator, caucasian: bool) -> _Node:
-    from gbot.cube.decision import board_cube_life
-
     node = _Node(board=board, probs=probs, life=board_cube_life(board), children=[])
     if ply == 0 or _is_over(board):
         return node
@@ -130,8 +137,6 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
 
 
 def _probs(p: npt.NDArray[np.float64]) -> Probs:
-    from gbot.cube.cubeful import check_probs
-
     return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
 
 
@@ -144,11 +149,9 @@ def _checked(node: _Node) -> Probs:
 
 def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
     """Cubeful equities of the three cube actions at ``node`` in ``ctx`` (its side on roll)."""
-    from gbot.cube.cubeful import _cubeful_checked
-
     ctx = _with_life(ctx, node.life)
     if not node.children:
-        return _cubeful_checked(_checked(node), ctx)   # = cubeful(): the probs are checked
+        return cubeful_clipped(_checked(node), ctx)
     can = ctx.can_double()
     states = [("nd", ctx.owner, ctx.cube)]
     if can:
@@ -166,8 +169,7 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
     if ctx.is_money:
         return CubefulEquities(nd=raw["nd"] / c, dt=raw["dt"] / c if can else nan,
                                dp=1.0 if can else nan, can_double=can)
-    m = _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx)
-    win, lose = m.value(c), m.value(-c)
+    win, lose = cube_mwcs(ctx)
     nd_mwc = raw["nd"]
     dt_mwc = raw["dt"] if can else nan
     return CubefulEquities(
@@ -179,16 +181,15 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
 
 def _best_value(node: _Node, ctx: CubeContext) -> float:
     """Points (money) or winning chance (match) of the best cube action at ``node``."""
-    from gbot.cube.decision import decide_from_equities
-
     e = _equities(node, ctx)
-    d = decide_from_equities(e, ctx, _checked(node))
+    if not e.can_double:
+        return e.nd * ctx.cube if ctx.is_money else e.nd_mwc
+    beavers = ctx.is_money and ctx.beavers
+    action = _core.action_of(e.nd, e.dt, e.dp, _checked(node)[1], beavers)
+    response = _core.response_of(e.dt, e.dp, beavers)
     if ctx.is_money:
-        return d.equity * ctx.cube
-    nd, dt, dp = d.mwc if d.mwc is not None else (float("nan"),) * 3
-    if not d.doubles:
-        return nd
-    return dp if d.response == "pass" else dt
+        return float(_core.pick(action, response, e.nd, e.dt, e.dp)) * ctx.cube
+    return float(_core.pick(action, response, e.nd_mwc, e.dt_mwc, e.dp_mwc))
 
 
 def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEvaluator,

@@ -8,7 +8,8 @@ the Crawford game has been played. :meth:`MatchEquityTable.mwc` hides the distin
 :func:`default_table` loads the shipped table (``gbot/data/met_kazaross_xg2.json``, converted
 once from GNU Backgammon's data file by ``scripts/make_met.py``). :func:`generate` computes a
 table from gammon rates with gbot's own cube model (:mod:`gbot.cube.cubeful`), so users can build
-one for their own assumptions.
+one for their own assumptions (it lives in :mod:`gbot.cube.metgen`, above the cube model;
+``gbot.cube.met.generate`` still finds it).
 
 Scores beyond the table (matches longer than its length) are extended with a normal
 approximation fitted to the table's last rows (see :meth:`MatchEquityTable.mwc`).
@@ -163,78 +164,6 @@ def equity_to_mwc(equity: float, win_mwc: float, lose_mwc: float) -> float:
     return 0.5 * (equity * (win_mwc - lose_mwc) + win_mwc + lose_mwc)
 
 
-# -- generator ---------------------------------------------------------------------------------
-
-
-def generate(length: int = 25, *, gammon_rate: float = 0.27, crawford_gammon_rate: float = 0.29,
-             post_gammon_rate: float = 0.29, free_drop_2: float = 0.012,
-             free_drop_4: float = 0.004, cube_life: float = 0.7,
-             name: str = "gbot generated") -> MatchEquityTable:
-    """A match equity table computed from gammon rates with gbot's cube model.
-
-    Every game starts even (a 50 % winning chance). ``gammon_rate`` is the share of wins that
-    are gammons in ordinary games, ``crawford_gammon_rate`` in the Crawford game and
-    ``post_gammon_rate`` for the trailer after it. After the Crawford game the trailer doubles at
-    once and the leader takes or drops, whichever is better; ``free_drop_2`` and
-    ``free_drop_4`` are what the leader's free drop is worth at 2 and 4 away (values taken from
-    rollouts; a model without dice cannot see them). Before it, each game is valued with the
-    Janowski-style model of :mod:`gbot.cube.cubeful` (live-cube take points from the table so
-    far, ``cube_life`` between a dead and a fully live cube) at a 50 % starting chance.
-    """
-    from gbot.cube.cubeful import CubeContext, cubeful_mwc
-
-    if length < 2:
-        raise MatchEquityError(f"a table needs a length of at least 2, got {length!r}")
-    n = length
-    post = np.zeros(n)
-    post[0] = 0.5
-
-    def post_of(away: int) -> float:
-        return 1.0 if away <= 0 else float(post[away - 1])
-
-    g = post_gammon_rate
-    for a in range(2, n + 1):
-        take = 0.5 * ((1.0 - g) * post_of(a - 2) + g * post_of(a - 4))
-        drop = post_of(a - 1)
-        value = min(take, drop)
-        if a == 2:
-            value -= free_drop_2
-        elif a == 4:
-            value -= free_drop_4
-        post[a - 1] = value
-
-    pre = np.full((n, n), np.nan)
-    pre[0, 0] = 0.5
-    gc = crawford_gammon_rate
-    for b in range(2, n + 1):
-        # The leader wins the Crawford game, or loses a single or a gammon to a post-Crawford
-        # score.
-        lose1 = 1.0 - post_of(b - 1)
-        lose2 = 1.0 - post_of(b - 2) if b > 2 else 0.0
-        v = 0.5 + 0.5 * ((1.0 - gc) * lose1 + gc * lose2)
-        pre[0, b - 1] = v
-        pre[b - 1, 0] = 1.0 - v
-    partial = MatchEquityTable(name=name, source="", pre=np.where(np.isnan(pre), 0.5, pre),
-                               post=post)
-    probs = (0.5, 0.5 * gammon_rate, 0.0, 0.5 * gammon_rate, 0.0)
-    for total in range(4, 2 * n + 1):
-        for a in range(max(2, total - n), min(n, total - 2) + 1):
-            b = total - a
-            if a > b:
-                continue
-            ctx = CubeContext(match_length=max(a, b), away=a, opp_away=b, cube_life=cube_life,
-                              met=partial)
-            v = cubeful_mwc(probs, ctx)
-            partial.pre[a - 1, b - 1] = v
-            partial.pre[b - 1, a - 1] = 1.0 - v
-    return MatchEquityTable(
-        name=name,
-        source=(f"gbot.cube.met.generate(gammon_rate={gammon_rate}, crawford_gammon_rate={gc}, "
-                f"post_gammon_rate={g}, free_drop_2={free_drop_2}, free_drop_4={free_drop_4}, "
-                f"cube_life={cube_life})"),
-        pre=partial.pre.copy(), post=post)
-
-
 def _phi(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
@@ -250,4 +179,13 @@ def _phi_inv(p: float) -> float:
     return 0.5 * (lo + hi)
 
 
-__all__ = ["MatchEquityTable", "default_table", "generate", "mwc_to_equity", "equity_to_mwc"]
+def __getattr__(name: str) -> object:
+    """``generate``, the old import path of :func:`gbot.cube.metgen.generate`."""
+    if name == "generate":
+        from gbot.cube.metgen import generate
+
+        return generate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["MatchEquityTable", "default_table", "mwc_to_equity", "equity_to_mwc"]

@@ -16,24 +16,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gbot.cube.cubeful import CubeContext, Owner, Probs, _Model, check_probs
+from gbot.cube.cubeful import (
+    END_MULTIPLIERS,
+    CubeContext,
+    Owner,
+    Probs,
+    check_probs,
+    outcome_value,
+)
 from gbot.cube.decision import decide
 from gbot.errors import CubeError
 
 if TYPE_CHECKING:
     from gbot.match import MatchState
 
+from gbot.cube.plays import decision_value
 CERTAIN = 1e-6
 """Probabilities this close to 0 or 1 count as certain."""
-
-_MULT = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
-
 
 def resignation_points(level: int, ctx: CubeContext) -> int:
     """Points a resignation at ``level`` (1..3) gives the winner in ``ctx``."""
     if level not in (1, 2, 3):
         raise CubeError(f"resignation level must be 1, 2 or 3, got {level!r}")
-    mult = _MULT[ctx.end_mode][level - 1]
+    mult = END_MULTIPLIERS[ctx.end_mode][level - 1]
     if ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE:
         mult = 1
     return mult * ctx.cube
@@ -43,18 +48,13 @@ def _resigner_value_of_loss(points: int, ctx: CubeContext) -> float:
     """Value (money points, or match winning chance) for the resigner of losing ``points``."""
     if ctx.is_money:
         return -float(points)
-    return _Model((0.5, 0.0, 0.0, 0.0, 0.0), ctx).value(-points)
+    return outcome_value(ctx, -points)
 
 
 def _resigner_play_on(probs: Probs, ctx: CubeContext) -> float:
     """The resigner's value of playing on with its best cube action (points or MWC)."""
-    d = decide(probs, ctx)
-    if ctx.is_money:
-        return d.equity * ctx.cube
-    nd, dt, dp = d.mwc if d.mwc is not None else (float("nan"),) * 3
-    if not d.doubles:
-        return nd
-    return dp if d.response == "pass" else dt
+    v = decision_value(decide(probs, ctx))
+    return v * ctx.cube if ctx.is_money else v
 
 
 def should_accept(probs: Probs, ctx: CubeContext, level: int) -> bool:

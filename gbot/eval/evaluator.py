@@ -295,6 +295,15 @@ class Evaluator:
             self._local.scratch = s
         return s
 
+    def scratch(self) -> _Scratch:
+        """This thread's buffers for the one-call kernels (:mod:`gbot.fastreply`)."""
+        return self._scratch()
+
+    def kernel_arrays(self) -> _KernelArgs | None:
+        """The networks' and bear-off tables' arrays the one-call kernels take after their
+        scratch arrays, or None where the general path must be used (see :meth:`_fast`)."""
+        return self._fast()
+
     def _fast(self) -> _KernelArgs | None:
         """The arrays the one-call kernels of :mod:`gbot.core.bestplay` need: the networks'
         (when they are :class:`gbot.eval.net.Networks`, whose ``evaluate`` is exactly that

@@ -18,12 +18,8 @@ and debug mode (``DBG:`` lines before a board answer, as gnubg).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 import gbot
 from gbot.errors import FibsBoardError, GbotError, ProtocolError
@@ -32,7 +28,6 @@ from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board, parse_gnubg_l
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
-    from gbot.eval.evaluator import Evaluator
     from gbot.position import Position
 
 __all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line", "warm"]
@@ -107,12 +102,9 @@ _BLANK_BYTES = _BLANK.encode()
 
 
 def _fast_reply(session: Session, line: str | bytes) -> str | None:
-    """The reply to a bare ``board:`` line from one kernel call, or None when the general
-    path must answer (see :mod:`gbot.core.answer`; the same reply either way)."""
+    """The engine's one-call reply to a bare ``board:`` line (:meth:`Engine.fast_reply`), or
+    None when the general path must answer (the same reply either way)."""
     if session.debug:
-        return None
-    kit = _fast_kit(session.engine)
-    if kit is None:
         return None
     if isinstance(line, str):
         if not line.isascii():
@@ -121,162 +113,12 @@ def _fast_reply(session: Session, line: str | bytes) -> str | None:
     raw = line.strip(_BLANK_BYTES)
     if len(raw) > MAX_LINE or not raw.startswith(b"board:") or len(raw.split(None, 1)) != 1:
         return None
-    ev, answer, keys, head = kit
-    fast = ev._fast()
+    fast = session.engine.fast_reply(raw)
     if fast is None:
         return None
-    s = ev._scratch()
-    args = s.answer_args        # the arguments after the line, kept while they hold
-    if args is None or args[0] is not fast or args[1] is not head:
-        ws = s.ws
-        args = s.answer_args = (fast, head, (*head, s.children, s.probs, s.kinds, s.counts,
-                                             s.mover, s.eqs, s.rows, s.values, ws.out,
-                                             ws.steps, ws.table, ws.hashes, ws.state, ws.path,
-                                             ws.marks, keys, *fast, s.res, s.fields, s.reply,
-                                             s.info))
-    code = answer(np.frombuffer(raw, dtype=np.uint8), *args[2])
-    if code == _FALLBACK:
-        return None
-    _track_score(session, (int(s.fields[33]), int(s.fields[34])))
-    if code == _NEED_MATCH:             # a match's move: ranked with the opponent's cube
-        code = _match_play(session.engine, ev, s, fast, head[0], head[1])
-        if code == _FALLBACK:
-            return None
-    elif code == _NEED_CUBE:            # a match's cube decision: the cube model
-        code = _match_cube(session.engine, s)
-        if code == _FALLBACK:
-            return None
-    if code == _ROLL:
-        return "roll"
-    if code == _DOUBLE:
-        return "double"
-    text: str = s.reply[:int(s.info[0])].tobytes().decode("ascii")
+    text, score = fast
+    _track_score(session, score)
     return text
-
-
-_FALLBACK = 0
-_ROLL = 2
-_DOUBLE = 3
-_NEED_MATCH = 4
-_NEED_CUBE = 5
-
-
-def _match_play(engine: Engine, ev: Evaluator, s: Any, fast: Any,
-                caucasian: bool, bearoff: bool) -> int:
-    """:func:`gbot.core.answer.match_play` for the line in ``s.fields``: the opponent's cube
-    situation after my play, as :meth:`gbot.engine.Engine.choose_play` builds it."""
-    from gbot.core import answer as _an
-    from gbot.core import movegen as _mg
-
-    ws = s.ws
-    tail: tuple[Any, ...] = (*fast, *_situation(engine, s.fields)[1], s.reply, s.info)
-    code: int = _an.match_play(s.fields, caucasian, bearoff, s.children, s.probs, s.kinds,
-                               s.counts, s.rows, s.values, ws.out, ws.steps, ws.table,
-                               ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
-    return code
-
-
-def _match_cube(engine: Engine, s: Any) -> int:
-    """:func:`gbot.core.answer.match_cube` for the line in ``s.fields`` (its 0-ply
-    probabilities in ``s.probs[0]``), in my cube situation as
-    :meth:`gbot.engine.Engine.cube_action` builds it."""
-    from gbot.core import answer as _an
-
-    params = _situation(engine, s.fields)[0]
-    code: int = _an.match_cube(s.fields, s.probs[0], *params[:10], *params[11:13])
-    return code
-
-
-_SITUATIONS: dict[tuple[int, ...], tuple[Rules, tuple[Any, ...], tuple[Any, ...]]] = {}
-
-
-def _situation(engine: Engine, f: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The kernel parameters (:func:`gbot.cube.plays.kernel_params`) of my cube situation
-    in the line in ``f`` (cube life aside) and of the opponent's after my play, kept per
-    situation: the match score and the cube repeat through a match."""
-    from gbot.cube.cubeful import Owner
-    from gbot.cube.decision import context_from_state
-    from gbot.cube.plays import kernel_params
-
-    rules = engine.rules
-    length, me, them, cube, owner, crawford = (int(f[35]), int(f[33]), int(f[34]), int(f[28]),
-                                               int(f[29]), int(f[36]))
-    key = (id(rules), length, me, them, cube, owner, crawford)
-    hit = _SITUATIONS.get(key)
-    if hit is not None and hit[0] is rules:
-        return hit[1], hit[2]
-    # as the engine builds them: the state with me (player 1 here) on roll, my context, the
-    # opponent's with the aways and the cube's owner swapped
-    st = _SimpleState(length, (them, me), cube, (-1, 1, 0)[owner], bool(crawford), rules)
-    mine = context_from_state(st)     # type: ignore[arg-type]
-    flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
-    theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
-    entry = (rules, kernel_params(mine), kernel_params(theirs))
-    if len(_SITUATIONS) > 4096:
-        _SITUATIONS.clear()
-    _SITUATIONS[key] = entry
-    return entry[1], entry[2]
-
-
-@dataclass(frozen=True)
-class _SimpleState:
-    """The fields of a match state that :func:`gbot.cube.decision.context_from_state` reads,
-    for me (player 1) on roll."""
-
-    match_length: int
-    score: tuple[int, int]
-    cube_value: int
-    cube_owner: int
-    crawford: bool
-    rules: Rules
-    player_on_roll: int = 1
-_Head = tuple[bool, bool, bool, int, float, float, bool, npt.NDArray[np.float64]]
-_Kit = tuple["Evaluator", Callable[..., int], npt.NDArray[np.int64], _Head]
-
-
-def _fast_kit(engine: Engine) -> _Kit | None:
-    """What :func:`_fast_reply` needs when ``engine`` decides as the kernel does: a plain
-    :class:`~gbot.engine.Engine` at 0-ply with the cube module and a
-    :class:`~gbot.eval.evaluator.Evaluator` under the engine's move rule; else None."""
-    cached = engine.__dict__.get("_gnubg_fast")
-    if cached is not None and cached[0] is engine.rules:
-        kit: _Kit | None = cached[1]
-        return kit
-    from gbot.core import answer as _an
-    from gbot.core import movegen as _mg
-    from gbot.cube.cubeful import (
-        BEAROFF_LIFE,
-        CONTACT_LIFE,
-        CRASHED_LIFE,
-        END_MULTIPLIERS,
-        RACE_LIFE_BASE,
-        RACE_LIFE_MAX,
-        RACE_LIFE_MIN,
-        RACE_LIFE_PER_PIP,
-    )
-    from gbot.engine import NO_DOUBLE_BELOW, NO_RESIGN_ABOVE, Engine
-    from gbot.eval.evaluator import Evaluator
-
-    assert (_an.FALLBACK, _an.ROLL, _an.DOUBLE, _an.NEED_MATCH, _an.NEED_CUBE) == (
-        _FALLBACK, _ROLL, _DOUBLE, _NEED_MATCH, _NEED_CUBE)
-    ev = engine.evaluator
-    r = engine.rules
-    kit = None
-    if (type(engine) is Engine and type(ev) is Evaluator and engine.ply == 0
-            and engine._cube is not None and ev.caucasian == r.caucasian
-            and r.end_mode == "backgammons"):      # other end modes: Engine.plays_by_state
-        cube = np.zeros(_an.N_CUBE, dtype=np.float64)
-        cube[[_an.CONTACT_LIFE, _an.CRASHED_LIFE, _an.BEAROFF_LIFE, _an.RACE_BASE,
-              _an.RACE_PER_PIP, _an.RACE_MIN, _an.RACE_MAX]] = (
-            CONTACT_LIFE, CRASHED_LIFE, BEAROFF_LIFE, RACE_LIFE_BASE, RACE_LIFE_PER_PIP,
-            RACE_LIFE_MIN, RACE_LIFE_MAX)
-        cube[_an.MULT:_an.MULT + 3] = END_MULTIPLIERS[r.end_mode]
-        cube[[_an.JACOBY, _an.BEAVERS, _an.CUBE_CAP]] = (r.jacoby, r.beavers, r.cube_cap)
-        kit = (ev, _an.answer_board, _mg.HASH_KEYS,
-               (ev.caucasian, ev.exact_bearoff, r.cube_enabled, r.max_cube, NO_DOUBLE_BELOW,
-                NO_RESIGN_ABOVE, r.end_mode == "backgammons", cube))
-    engine.__dict__["_gnubg_fast"] = (r, kit)
-    return kit
 
 
 def warm(engine: Engine) -> None:
