@@ -294,24 +294,36 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     out[at + CROSSOVERS] = crossovers / 15.0
 
 
+FEATURE_SCALE = np.array([1 / 100, 1 / 36, 1 / 36, 1 / 36, 1 / 6, 1 / 6, 1 / 6, 1 / 3, 1 / 36,
+                          1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15], dtype=np.float32)
+"""Each feature is an integer count (:func:`feature_counts`) times its scale (``DANCE``'s count
+is the square of the opposing points held)."""
+FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60], dtype=np.int64)
+"""Upper bounds of the counts."""
+FEATURE_SCALE.setflags(write=False)
+FEATURE_MAX.setflags(write=False)
+_SCALE = FEATURE_SCALE
+
+
 @jit
-def _write_side(out: Inputs, at: int, pips: int, back_esc: int, contain: int, shots: int,
-                best_run: int, home: int, anchor: int, anchors: int, dance: int, blots: int,
-                back: int, outside: int, outside_pips: int, crossovers: int) -> None:
-    out[at + PIPS] = pips * np.float32(1 / 100)
-    out[at + BACK_ESCAPES] = back_esc * np.float32(1 / 36)
-    out[at + CONTAINMENT] = contain * np.float32(1 / 36)
-    out[at + SHOTS] = shots * np.float32(1 / 36)
-    out[at + PRIME] = best_run * np.float32(1 / 6)
-    out[at + HOME_POINTS] = home * np.float32(1 / 6)
-    out[at + ANCHOR] = anchor * np.float32(1 / 6)
-    out[at + ANCHORS] = anchors * np.float32(1 / 3)
-    out[at + DANCE] = dance * dance * np.float32(1 / 36)
-    out[at + BLOTS] = blots * np.float32(1 / 5)
-    out[at + BACK] = back * np.float32(1 / 25)
-    out[at + OUTSIDE] = outside * np.float32(1 / 15)
-    out[at + OUTSIDE_PIPS] = outside_pips * np.float32(1 / 50)
-    out[at + CROSSOVERS] = crossovers * np.float32(1 / 15)
+def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, contain: int,
+                shots: int, best_run: int, home: int, anchor: int, anchors: int, dance: int,
+                blots: int, back: int, outside: int, outside_pips: int,
+                crossovers: int) -> None:
+    out[at + PIPS] = pips
+    out[at + BACK_ESCAPES] = back_esc
+    out[at + CONTAINMENT] = contain
+    out[at + SHOTS] = shots
+    out[at + PRIME] = best_run
+    out[at + HOME_POINTS] = home
+    out[at + ANCHOR] = anchor
+    out[at + ANCHORS] = anchors
+    out[at + DANCE] = dance * dance
+    out[at + BLOTS] = blots
+    out[at + BACK] = back
+    out[at + OUTSIDE] = outside
+    out[at + OUTSIDE_PIPS] = outside_pips
+    out[at + CROSSOVERS] = crossovers
 
 
 @jit
@@ -325,10 +337,10 @@ def _contain(blocked: int, esc: npt.NDArray[np.int64]) -> int:
 
 
 @jit
-def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
-             scratch: Board) -> None:
-    """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]``, in one
-    pass over the board (equal to :func:`side_features` of ``b`` and of the flipped board);
+def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int64],
+                   scratch: Board) -> None:
+    """Both sides' feature counts (side to move first) at ``out[:2 * N_FEATURES]``, in one
+    pass over the board: feature ``q`` is ``out[q] * FEATURE_SCALE[q % N_FEATURES]``;
     ``scratch`` is an ``int8[SCRATCH]`` work array."""
     my_bar = int(b[25])
     op_bar = -int(b[0])
@@ -405,11 +417,23 @@ def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     for i in range(26):
         flipped[i] = -b[25 - i]
     o_shots = _shots(flipped, blocked_op, work)
-    _write_side(out, at, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
+    _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
                 m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross)
-    _write_side(out, at + N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
+    _write_side(out, N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
                 o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
                 o_out_pips, o_cross)
+
+
+@jit
+def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
+             scratch: Board) -> None:
+    """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]`` (equal
+    to :func:`side_features` of ``b`` and of the flipped board); ``scratch`` is an
+    ``int8[SCRATCH]`` work array."""
+    counts = np.empty(2 * N_FEATURES, dtype=np.int64)
+    feature_counts(b, esc, counts, scratch)
+    for q in range(2 * N_FEATURES):
+        out[at + q] = counts[q] * _SCALE[q % N_FEATURES]
 
 
 @jit

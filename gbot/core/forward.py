@@ -1,10 +1,13 @@
 """Batched forward pass of the per-class networks (the hot path of every search).
 
 Each network is ``N_INPUTS -> hidden -> 5`` (hidden activation sigmoid or ReLU, sigmoid
-outputs). The inputs (see :mod:`gbot.core.encode`) are never materialised: the first layer is
-stored rearranged (:func:`build_matrix`) so that an occupied slot switches on one summed row
-(plus one scaled row past three checkers), and the hidden pre-activation is the bias plus a
-short list of scaled rows (slots, borne-off counts, hand-made features), added four at a time.
+outputs). The inputs (see :mod:`gbot.core.encode`) are never materialised: every input is an
+integer count (checkers on a slot, borne off, a feature's count) times a fixed scale, and the
+first layer is stored in whole-number units (:func:`build_matrix`), so the hidden
+pre-activation is the bias plus one exact float64 sum of count-weighted rows. Being exact, the
+sum is carried from one board of a batch to the next: only the slots and features that differ
+are taken away and added (a batch of one roll's results changes a few points per board), and
+each board's figures are the same whatever the batch.
 
 After the network, the five probabilities are made consistent (win >= win_g >= win_bg,
 1 - win >= lose_g >= lose_bg), gammons that can no longer happen are set to zero, and finished
@@ -20,100 +23,195 @@ from gbot.core._jit import jit, jit_fast
 from gbot.core.board import Board
 from gbot.core.classify import BEAROFF, OVER, RACE, classify
 from gbot.core.encode import (
+    FEATURE_MAX,
+    FEATURE_SCALE,
+    FEATURES_AT,
     N_FEATURES,
+    N_INPUTS,
     OFF_AT,
     RAW_PER_SIDE,
     SCRATCH,
     SLOTS,
-    features,
+    feature_counts,
 )
 
 F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
 
 ACT_SIGMOID = 0
 ACT_RELU = 1
 
 
 def build_matrix(w1: F32) -> F32:
-    """First-layer rows rearranged for the kernel (``float32[N_INPUTS, hidden]``).
+    """The first layer in integer units, for the kernel: ``float32[N_INPUTS + 1, 2 * hidden]``
+    holding the bytes of a ``float64[N_INPUTS + 1, hidden]`` array whose first ``N_INPUTS``
+    rows are whole numbers and whose last row starts with the unit ``2 ** -S``.
 
-    Rows ``4 (25 s + j) + m`` for side ``s``, slot ``j`` (0..24): ``m`` = 0, 1, 2 are the
-    summed weights a slot with 1, 2, 3 checkers switches on, ``m`` = 3 is the weight of the
-    ``(n - 3) / 2`` input. Rows ``200 + s``: the borne-off input of side ``s``. Rows
-    ``202 + q``: hand-made feature ``q`` (both sides)."""
+    Every input is an integer count times a fixed scale, so the hidden pre-activation minus the
+    bias is ``2 ** -S`` times an integer sum of count-weighted integer rows: rows
+    ``4 (25 s + j) + m`` for side ``s``, slot ``j`` (0..24): ``m`` = 0, 1, 2 are the summed
+    weights a slot with 1, 2, 3 checkers switches on, ``m`` = 3 the weight of each checker past
+    three (``w / 2``). Rows ``200 + s``: each borne-off checker of side ``s`` (``w / 15``).
+    Rows ``202 + q``: one unit of feature count ``q`` (both sides). ``S`` is the largest that
+    keeps every reachable sum of absolute terms below ``2 ** 52``, so float64 sums of these
+    whole numbers are exact: they do not depend on the order of the terms and may be updated
+    from one board to the next."""
     w = w1.astype(np.float64)
-    out = np.empty_like(w)
+    rows = np.zeros((N_INPUTS, w.shape[1]), dtype=np.float64)
+    bound = np.zeros(w.shape[1], dtype=np.float64)
     for s in range(2):
         base = s * RAW_PER_SIDE
         for j in range(SLOTS):
             r = 4 * (SLOTS * s + j)
             c = base + 4 * j
-            out[r] = w[c]
-            out[r + 1] = w[c] + w[c + 1]
-            out[r + 2] = w[c] + w[c + 1] + w[c + 2]
-            out[r + 3] = w[c + 3]
-        out[OFF_ROW + s] = w[base + OFF_AT]
-    out[FEATURE_ROW:] = w[2 * RAW_PER_SIDE:]
-    return out.astype(np.float32)
+            rows[r] = w[c]
+            rows[r + 1] = w[c] + w[c + 1]
+            rows[r + 2] = w[c] + w[c + 1] + w[c + 2]
+            rows[r + 3] = w[c + 3] / 2.0
+            bound += np.abs(rows[r:r + 3]).max(axis=0) + 12.0 * np.abs(rows[r + 3])
+        rows[OFF_ROW + s] = w[base + OFF_AT] / 15.0
+        bound += 15.0 * np.abs(rows[OFF_ROW + s])
+        for q in range(N_FEATURES):
+            src = FEATURES_AT + s * N_FEATURES + q
+            rows[FEATURE_ROW + s * N_FEATURES + q] = w[src] * np.float64(FEATURE_SCALE[q])
+            bound += FEATURE_MAX[q] * np.abs(rows[FEATURE_ROW + s * N_FEATURES + q])
+    top = float(bound.max()) + 1.0
+    shift = int(np.floor(np.log2(2.0**52 / (top * (2 * N_INPUTS + 16)))))
+    out = np.zeros((N_INPUTS + 1, w.shape[1]), dtype=np.float64)
+    out[:N_INPUTS] = np.rint(np.ldexp(rows, shift))
+    out[N_INPUTS, 0] = np.ldexp(1.0, -shift)
+    return out.view(np.float32)
 
 
 OFF_ROW = 4 * SLOTS * 2
 FEATURE_ROW = OFF_ROW + 2
-MAX_ACTIVE = 2 * 2 * SLOTS + 2 + 2 * N_FEATURES + 4
+
+
+MAX_TERMS = 4 * (2 * 2 * 26 + 2 + 2 * N_FEATURES) + 4
+"""Room for the terms of one board's sum or of the change from the previous board."""
 
 
 @jit
-def _slot_rows(s: int, j: int, c: int, rows: npt.NDArray[np.int64], coef: F32, n: int) -> int:
-    r = 4 * (SLOTS * s + j)
-    rows[n] = r + min(c, 3) - 1
-    coef[n] = 1.0
-    n += 1
-    if c > 3:
-        rows[n] = r + 3
-        coef[n] = (c - 3) / 2.0
-        n += 1
-    return n
+def _slot(rows: npt.NDArray[np.int64], coef: F64, m: int, r: int, n: int, sign: int) -> int:
+    """Append the terms of a slot (first row ``r``) holding ``n`` checkers, times ``sign``."""
+    if n <= 0:
+        return m
+    rows[m] = r + min(n, 3) - 1
+    coef[m] = sign
+    m += 1
+    if n > 3:
+        rows[m] = r + 3
+        coef[m] = sign * (n - 3)
+        m += 1
+    return m
 
 
 @jit
-def _active_rows(b: Board, f: F32, rows: npt.NDArray[np.int64], coef: F32,
-                 off: npt.NDArray[np.int64]) -> int:
-    """The rows of :func:`build_matrix` board ``b`` switches on and their coefficients
-    (every feature row included), padded with zero coefficients to a multiple of 4; returns
-    the padded count. ``off`` receives the borne-off counts (me, opponent)."""
-    n = 0
-    n_me = 0
-    n_op = 0
+def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
+                coef: F64) -> int:
+    """The terms of board ``b``'s sum (feature counts ``cnt``); returns their number."""
+    m = 0
+    on_me = 0
+    on_op = 0
     for p in range(1, 25):
         v = int(b[p])
         if v > 0:
-            n = _slot_rows(0, p - 1, v, rows, coef, n)
-            n_me += v
+            m = _slot(rows, coef, m, 4 * (p - 1), v, 1)
+            on_me += v
         elif v < 0:
-            n = _slot_rows(1, 24 - p, -v, rows, coef, n)
-            n_op -= v
+            m = _slot(rows, coef, m, 4 * (SLOTS + 24 - p), -v, 1)
+            on_op -= v
     if b[25] > 0:
-        n = _slot_rows(0, SLOTS - 1, int(b[25]), rows, coef, n)
-        n_me += int(b[25])
+        m = _slot(rows, coef, m, 4 * (SLOTS - 1), int(b[25]), 1)
+        on_me += int(b[25])
     if b[0] < 0:
-        n = _slot_rows(1, SLOTS - 1, -int(b[0]), rows, coef, n)
-        n_op -= int(b[0])
-    off[0] = 15 - n_me
-    off[1] = 15 - n_op
-    for s in range(2):
-        if off[s] > 0:
-            rows[n] = OFF_ROW + s
-            coef[n] = off[s] / 15.0
-            n += 1
+        m = _slot(rows, coef, m, 4 * (2 * SLOTS - 1), -int(b[0]), 1)
+        on_op -= int(b[0])
+    if on_me < 15:
+        rows[m] = OFF_ROW
+        coef[m] = 15 - on_me
+        m += 1
+    if on_op < 15:
+        rows[m] = OFF_ROW + 1
+        coef[m] = 15 - on_op
+        m += 1
     for q in range(2 * N_FEATURES):
-        rows[n] = FEATURE_ROW + q
-        coef[n] = f[q]
-        n += 1
-    while n % 4:
-        rows[n] = 0
-        coef[n] = 0.0
-        n += 1
-    return n
+        if cnt[q] != 0:
+            rows[m] = FEATURE_ROW + q
+            coef[m] = cnt[q]
+            m += 1
+    return m
+
+
+@jit
+def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
+                 prev_cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
+                 coef: F64) -> int:
+    """The terms that turn the sum of ``prev`` (counts ``prev_cnt``) into that of ``b``."""
+    m = 0
+    d_me = 0
+    d_op = 0
+    for p in range(0, 26):
+        old = int(prev[p])
+        new = int(b[p])
+        if old == new:
+            continue
+        if p == 25:
+            m = _slot(rows, coef, m, 4 * (SLOTS - 1), old, -1)
+            m = _slot(rows, coef, m, 4 * (SLOTS - 1), new, 1)
+            d_me += new - old
+        elif p == 0:
+            m = _slot(rows, coef, m, 4 * (2 * SLOTS - 1), -old, -1)
+            m = _slot(rows, coef, m, 4 * (2 * SLOTS - 1), -new, 1)
+            d_op += old - new
+        else:
+            m_old = max(old, 0)
+            m_new = max(new, 0)
+            if m_old != m_new:
+                m = _slot(rows, coef, m, 4 * (p - 1), m_old, -1)
+                m = _slot(rows, coef, m, 4 * (p - 1), m_new, 1)
+                d_me += m_new - m_old
+            o_old = max(-old, 0)
+            o_new = max(-new, 0)
+            if o_old != o_new:
+                m = _slot(rows, coef, m, 4 * (SLOTS + 24 - p), o_old, -1)
+                m = _slot(rows, coef, m, 4 * (SLOTS + 24 - p), o_new, 1)
+                d_op += o_new - o_old
+    # the borne-off counts change by minus the change on the board
+    if d_me != 0:
+        rows[m] = OFF_ROW
+        coef[m] = -d_me
+        m += 1
+    if d_op != 0:
+        rows[m] = OFF_ROW + 1
+        coef[m] = -d_op
+        m += 1
+    for q in range(2 * N_FEATURES):
+        if cnt[q] != prev_cnt[q]:
+            rows[m] = FEATURE_ROW + q
+            coef[m] = cnt[q] - prev_cnt[q]
+            m += 1
+    return m
+
+
+@jit_fast
+def _add_terms(acc: F64, wq: F64, rows: npt.NDArray[np.int64], coef: F64, m: int) -> None:
+    """``acc += sum of coef[t] * wq[rows[t]]`` four terms a pass (whole numbers: exact)."""
+    while m % 4:
+        rows[m] = 0
+        coef[m] = 0.0
+        m += 1
+    for g in range(0, m, 4):
+        c0 = coef[g]
+        c1 = coef[g + 1]
+        c2 = coef[g + 2]
+        c3 = coef[g + 3]
+        r0 = wq[rows[g]]
+        r1 = wq[rows[g + 1]]
+        r2 = wq[rows[g + 2]]
+        r3 = wq[rows[g + 3]]
+        for u in range(acc.shape[0]):
+            acc[u] += c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u]
 
 
 @jit
@@ -219,17 +317,22 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     """Fill ``out[i]`` with the probabilities of ``boards[i]`` (side to move).
 
     ``class_net[cls]`` is the network index for class ``cls``; ``w1m`` is
-    ``[net, N_INPUTS, hidden]`` (rows by :func:`build_matrix`), ``b1``
-    ``[net, hidden]``, ``w2t`` ``[net, 5, hidden]`` (second layer, transposed), ``b2``
-    ``[net, 5]``; ``hidden`` must be a multiple of :data:`LANES`."""
+    ``[net, N_INPUTS + 1, 2 * hidden]`` (:func:`build_matrix`), ``b1`` ``[net, hidden]``, ``w2t``
+    ``[net, 5, hidden]`` (second layer, transposed), ``b2`` ``[net, 5]``; ``hidden`` must be a
+    multiple of :data:`LANES`. The first layer's integer sum is updated from the previous
+    board of the same network (exact, so each board's figures do not depend on the batch)."""
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
+    wq_all = w1m.view(np.float64)
     h = np.empty(hidden, dtype=np.float32)
-    f = np.empty(nf, dtype=np.float32)
-    off = np.empty(2, dtype=np.int64)
+    acc = np.zeros(hidden, dtype=np.float64)
+    cnt = np.empty(nf, dtype=np.int64)
+    prev_cnt = np.empty(nf, dtype=np.int64)
+    prev = np.zeros(26, dtype=np.int8)
     scratch = np.empty(SCRATCH, dtype=np.int8)
-    rows = np.empty(MAX_ACTIVE, dtype=np.int64)
-    coef = np.empty(MAX_ACTIVE, dtype=np.float32)
+    rows = np.empty(MAX_TERMS, dtype=np.int64)
+    coef = np.empty(MAX_TERMS, dtype=np.float64)
+    prev_k = -1
     for i in range(boards.shape[0]):
         b = boards[i]
         cls = classify(b)
@@ -237,20 +340,21 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             _exact_over(b, out[i])
             continue
         k = class_net[cls]
-        features(b, esc, f, 0, scratch)
-        n = _active_rows(b, f, rows, coef, off)
-        h[:] = b1[k]
-        for g in range(0, n, 4):
-            c0 = coef[g]
-            c1 = coef[g + 1]
-            c2 = coef[g + 2]
-            c3 = coef[g + 3]
-            r0 = w1m[k, rows[g]]
-            r1 = w1m[k, rows[g + 1]]
-            r2 = w1m[k, rows[g + 2]]
-            r3 = w1m[k, rows[g + 3]]
-            for u in range(hidden):
-                h[u] += c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u]
+        wq = wq_all[k]
+        feature_counts(b, esc, cnt, scratch)
+        if k == prev_k:
+            m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
+        else:
+            acc[:] = 0.0
+            m = _full_terms(b, cnt, rows, coef)
+            prev_k = k
+        _add_terms(acc, wq, rows, coef, m)
+        prev[:] = b
+        prev_cnt[:] = cnt
+        unit = wq[N_INPUTS, 0]
+        bias = b1[k]
+        for u in range(hidden):
+            h[u] = bias[u] + np.float32(acc[u] * unit)
         if activation == ACT_SIGMOID:
             for u in range(hidden):
                 h[u] = _sigmoid_fast(h[u])
@@ -263,4 +367,15 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             for u in range(hidden):
                 z += h[u] * wrow[u]
             out[i, o] = 1.0 / (1.0 + np.exp(-z))
-        _tidy(b, cls, int(off[0]), int(off[1]), out[i])
+        _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out[i])
+
+
+@jit
+def _on_board(b: Board, side: int) -> int:
+    """Checkers of the side to move (``side`` 1) or of the opponent (-1) still on the board."""
+    n = 0
+    for p in range(26):
+        v = int(b[p]) * side
+        if v > 0:
+            n += v
+    return n
