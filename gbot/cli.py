@@ -46,13 +46,24 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--caucasian", is_flag=True,
               help="Caucasian rule: a checker that hits in its home board may not join\n"
                    "its own checkers later in the same turn.")
+@click.option("--variation", type=click.Choice(["auto", "standard", "nackgammon", "hyper1",
+                                               "hyper2", "hyper3"]),
+              default="auto", show_default=True,
+              help="The variation gnubg plays (its checkers a side); auto reads it from\n"
+                   "each board line, any other value refuses lines of other counts.")
+@click.option("--max-clients", type=click.IntRange(0), default=64, show_default=True,
+              help="Connections served at once (0: no limit); one more gets an Error line.")
+@click.option("--idle-timeout", type=click.FloatRange(0), default=3600.0, show_default=True,
+              help="Seconds of silence (or to send one line) before a connection is closed\n"
+                   "(0: never).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               callback=check_log_file,
               help="Write a log (connections; every request with --verbose) to this file.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Log every request and reply (DEBUG for gbot's own loggers only).")
 def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
-          end_mode: str, caucasian: bool, log_file: str | None, verbose: bool) -> None:
+          end_mode: str, caucasian: bool, variation: str, max_clients: int, idle_timeout: float,
+          log_file: str | None, verbose: bool) -> None:
     """Play for a gnubg seat: answer gnubg's external-player protocol on LISTEN.
 
     In gnubg: ``set player 1 external 127.0.0.1:31000``, then ``new match 5``. Stops cleanly
@@ -63,6 +74,7 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
     from gbot.match import Rules
     from gbot.server import parse_address
     from gbot.server import serve as run_server
+    from gbot.variations import checkers_per_side
 
     setup_logging(verbose, log_file, "%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -79,7 +91,9 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
         sys.stdout.flush()
 
     try:
-        code = run_server(address, engine, on_ready=ready)
+        code = run_server(address, engine, on_ready=ready, max_clients=max_clients,
+                          idle_timeout=idle_timeout or None,
+                          checkers=None if variation == "auto" else checkers_per_side(variation))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {listen!r}: {exc}") from None
     sys.exit(code)

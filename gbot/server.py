@@ -4,9 +4,16 @@
 1.07 accepts as an external address), gives every connection its own
 :class:`~gbot.protocols.gnubg_external.Session` and answers each request line with
 :func:`~gbot.protocols.gnubg_external.handle_line`. Each connection has its own thread (plain
-blocking sockets, ``TCP_NODELAY``: the shortest round trip), and engine work is serialised by
-one lock. A connection that sends an over-long line gets one ``Error:`` reply for it; one that
-sends garbage or vanishes mid-line is closed alone.
+blocking sockets, ``TCP_NODELAY``: the shortest round trip); up to ``workers`` of them do
+engine work at once (the evaluator and the move generator keep their scratch space per
+thread), and every request's work is bounded (match lengths up to 64, evaluations up to
+2 plies), so no request holds the others up for long. A connection that sends an over-long
+line gets one ``Error:`` reply for it; one that sends garbage or vanishes mid-line is closed
+alone.
+
+Limits: a listen backlog of :data:`BACKLOG`; at most ``max_clients`` connections (one more is
+answered with one ``Error: ...`` line and closed); a connection idle for ``idle_timeout``
+seconds, or that takes that long to finish a line or to read a reply, is closed.
 
 :func:`serve` runs a server until SIGINT or SIGTERM; :class:`BackgroundServer` runs one in the
 background (tests, benchmarks, ``scripts/run``).
@@ -23,17 +30,28 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from gbot.engine import Engine
 from gbot.errors import ProtocolError
+from gbot.protocols.fibs_board import line_checkers
 from gbot.protocols.gnubg_external import MAX_LINE, Session, handle_line, warm
 
-__all__ = ["MAX_FRAME", "Address", "BackgroundServer", "Server", "parse_address", "serve"]
+__all__ = ["BACKLOG", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_CLIENTS", "MAX_FRAME", "Address",
+           "BackgroundServer", "Server", "parse_address", "serve"]
 
 log = logging.getLogger("gbot.server")
 
 MAX_FRAME = 4 * MAX_LINE
 """Bytes buffered while waiting for a newline; a longer line is dropped with one error reply."""
+BACKLOG = 1024
+"""Connections the kernel queues before :meth:`Server.start`'s accept loop takes them (a burst
+of reconnecting clients; Linux caps it at ``net.core.somaxconn``)."""
+DEFAULT_MAX_CLIENTS = 64
+"""Connections served at once unless told; one more is refused with an ``Error:`` line."""
+DEFAULT_IDLE_TIMEOUT = 3600.0
+"""Seconds a connection may stay silent (or take to send one line) before it is closed; gnubg
+asks about every move, so only a dead or stalled client is this quiet for an hour."""
 
 
 @dataclass(frozen=True)
@@ -63,26 +81,47 @@ def parse_address(text: str) -> Address:
 class Server:
     """A threaded server answering gnubg's external-player protocol with ``engine``.
 
-    One thread accepts, one thread per connection reads, frames and answers; engine work is
-    serialised by one lock (the engine and the move generator's scratch space are shared).
+    One thread accepts, one thread per connection reads, frames and answers; at most
+    ``workers`` connections do engine work at once (default: one per CPU).
     ``engine_factory`` gives each connection its engine (default: share ``engine``; it holds
-    no per-game state). :meth:`start` binds and returns at once; :meth:`close` stops everything.
+    no per-game state). ``max_clients`` connections are served at once (0: no limit),
+    ``idle_timeout`` seconds of silence close one (0 or None: never), ``backlog`` is the
+    listen queue. ``checkers`` (1..15) makes board lines of any other checker count an
+    error (``gbot serve --variation``); None accepts every variation gnubg plays.
+    :meth:`start` binds and returns at once; :meth:`close` stops everything.
     """
 
     def __init__(self, address: Address, engine: Engine,
-                 engine_factory: Callable[[], Engine] | None = None) -> None:
+                 engine_factory: Callable[[], Engine] | None = None, *,
+                 max_clients: int = DEFAULT_MAX_CLIENTS,
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+                 backlog: int = BACKLOG, workers: int | None = None,
+                 checkers: int | None = None) -> None:
+        if max_clients < 0 or backlog < 1 or (workers is not None and workers < 1):
+            raise ValueError(f"max_clients >= 0, backlog >= 1 and workers >= 1, got "
+                             f"{max_clients!r}, {backlog!r}, {workers!r}")
+        if idle_timeout is not None and idle_timeout < 0:
+            raise ValueError(f"idle_timeout must be 0 or more seconds, got {idle_timeout!r}")
+        if checkers is not None and not 1 <= checkers <= 15:
+            raise ValueError(f"checkers must be 1 to 15, got {checkers!r}")
         self.address = address
         self.engine = engine
         self._factory = engine_factory or (lambda: engine)
+        self.max_clients = max_clients
+        self.idle_timeout = idle_timeout or None
+        self.backlog = backlog
+        self.checkers = checkers
+        self.workers = workers or os.cpu_count() or 1
         self._sock: socket.socket | None = None
-        self._lock = threading.Lock()          # engine work, one question at a time
+        self._lock = threading.BoundedSemaphore(self.workers)   # engine work at once
         self._conns: dict[int, socket.socket] = {}
         self._conns_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._conn_ids = 0
         self.bound: Address | None = None
-        self.stats = {"connections": 0, "requests": 0, "errors": 0}
+        self.stats = {"connections": 0, "requests": 0, "errors": 0, "refused": 0,
+                      "timeouts": 0}
 
     def start(self) -> Address:
         """Bind, listen and start accepting; returns the bound address (the real port when 0
@@ -103,7 +142,7 @@ class Server:
                 sock.close()
                 raise
             self.bound = Address(host=addr.host, port=int(sock.getsockname()[1]))
-        sock.listen(16)
+        sock.listen(self.backlog)
         sock.settimeout(0.2)
         self._sock = sock
         t = threading.Thread(target=self._accept_loop, name="gbot-accept", daemon=True)
@@ -145,11 +184,16 @@ class Server:
                 time.sleep(0.05)
                 continue
             try:
-                conn.settimeout(None)
+                conn.settimeout(self.idle_timeout)
                 if conn.family == socket.AF_INET:
                     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:          # reset before we got to it
                 conn.close()
+                continue
+            with self._conns_lock:
+                busy = len(self._conns)
+            if self.max_clients and busy >= self.max_clients:
+                self._refuse(conn, busy)
                 continue
             self._conn_ids += 1
             cid = self._conn_ids
@@ -162,6 +206,30 @@ class Server:
             self._threads.append(t)
             t.start()
 
+    def _refuse(self, conn: socket.socket, busy: int) -> None:
+        """Answer a connection over the limit with one ``Error:`` line and close it."""
+        self.stats["refused"] += 1
+        log.warning("refused a connection: %d clients connected (--max-clients %d)", busy,
+                    self.max_clients)
+        with contextlib.suppress(OSError):
+            conn.settimeout(1.0)
+            conn.sendall(f"Error: server busy: {busy} clients connected, the most it serves; "
+                         "try again later\n".encode())
+        with contextlib.suppress(OSError):
+            conn.close()
+
+    def _answer(self, session: Session, raw: bytes) -> tuple[str | None, bool]:
+        """The reply to one request line (engine work under the workers' semaphore)."""
+        if self.checkers is not None and b"board:" in raw.lower():
+            n = line_checkers(raw.decode("utf-8", "replace"))
+            if n is not None and n != self.checkers:
+                session.requests += 1
+                session.errors += 1
+                return (f"Error: this server plays {self.checkers} checkers a side "
+                        f"(--variation), the board line has {n}"), False
+        with self._lock:
+            return handle_line(session, raw)
+
     def _client(self, cid: int, conn: socket.socket, peer: object) -> None:
         log.info("#%d connected from %s", cid, peer)
         session = Session(self._factory())
@@ -169,15 +237,23 @@ class Server:
         dropping = False
         stats = self.stats
         lock = self._lock
+        idle = self.idle_timeout
+        started = 0.0              # when the line now in the buffer began
+        plain = self.checkers is None
         reply: str | None
         try:
             while not self._stop.is_set():
-                data = conn.recv(8192)
+                try:
+                    data = conn.recv(8192)
+                except TimeoutError:
+                    stats["timeouts"] += 1
+                    log.info("#%d silent for %gs, closed (--idle-timeout)", cid, idle)
+                    break
                 if not data:
                     break
                 if not buf and not dropping and data.find(b"\n") == len(data) - 1:
                     # the usual case: exactly one whole request, nothing buffered
-                    if not log.isEnabledFor(logging.DEBUG):
+                    if plain and not log.isEnabledFor(logging.DEBUG):
                         with lock:
                             reply, end = handle_line(session, data[:-1])
                         stats["requests"] += 1
@@ -188,6 +264,8 @@ class Server:
                         if end:
                             break
                         continue
+                if not buf:
+                    started = time.monotonic()
                 buf += data
                 out: list[bytes] = []
                 end = False
@@ -200,13 +278,13 @@ class Server:
                         break
                     raw = bytes(buf[:nl])
                     del buf[:nl + 1]
+                    started = time.monotonic()
                     if dropping:
                         dropping = False
                         reply = f"Error: request longer than {MAX_FRAME} bytes"
                     else:
                         t0 = time.perf_counter()
-                        with self._lock:
-                            reply, end = handle_line(session, raw)
+                        reply, end = self._answer(session, raw)
                         if log.isEnabledFor(logging.DEBUG):
                             log.debug("#%d %r -> %r (%.2f ms)", cid, raw[:300], reply,
                                       1000 * (time.perf_counter() - t0))
@@ -219,6 +297,14 @@ class Server:
                     conn.sendall(b"".join(out))
                 if end:
                     break
+                if (buf or dropping) and idle and time.monotonic() - started > idle:
+                    stats["timeouts"] += 1
+                    log.info("#%d took over %gs to send one line, closed (--idle-timeout)",
+                             cid, idle)
+                    break
+        except TimeoutError:
+            stats["timeouts"] += 1
+            log.info("#%d read no reply for %gs, closed (--idle-timeout)", cid, idle)
         except OSError as exc:
             log.info("#%d connection lost: %s", cid, exc)
         except Exception:  # never let one client take the server down
@@ -252,10 +338,15 @@ def _warm(engine: Engine) -> None:
 
 
 def serve(address: Address, engine: Engine, *,
-          on_ready: Callable[[Address], None] | None = None) -> int:
-    """Run a server until SIGINT or SIGTERM; returns 0 after a clean stop."""
+          on_ready: Callable[[Address], None] | None = None,
+          max_clients: int = DEFAULT_MAX_CLIENTS,
+          idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+          checkers: int | None = None) -> int:
+    """Run a server until SIGINT or SIGTERM; returns 0 after a clean stop (the limits as
+    :class:`Server`'s)."""
     _warm(engine)
-    server = Server(address, engine)
+    server = Server(address, engine, max_clients=max_clients, idle_timeout=idle_timeout,
+                    checkers=checkers)
     bound = server.start()
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
@@ -277,18 +368,19 @@ class BackgroundServer:
     """A :class:`Server` started in the background, as a context manager.
 
     ``with BackgroundServer(Engine()) as srv: ... srv.address`` (TCP on an ephemeral port of
-    127.0.0.1 unless ``address`` is given).
+    127.0.0.1 unless ``address`` is given; ``limits`` go to :class:`Server`).
     """
 
-    def __init__(self, engine: Engine, address: Address | None = None) -> None:
+    def __init__(self, engine: Engine, address: Address | None = None, **limits: Any) -> None:
         self.engine = engine
         self.requested = address or Address("127.0.0.1", 0)
         self.address: Address = self.requested
+        self._limits = limits
         self._server: Server | None = None
 
     def __enter__(self) -> BackgroundServer:
         _warm(self.engine)
-        self._server = Server(self.requested, self.engine)
+        self._server = Server(self.requested, self.engine, **self._limits)
         self.address = self._server.start()
         return self
 

@@ -133,6 +133,8 @@ try:
             m = current_games()
         return m
 
+    if cfg.get("variation"):
+        run("set variation %s" % cfg["variation"])
     if cfg["match"]:
         run("new match %d" % cfg["match"])
         m = finish_game(current_games())
@@ -294,11 +296,13 @@ def play(external: str, *, match: int = 0, games: int = 0, bot_seat: int = 1, pl
          noise: float = 0.0, seed: int = 1, cube: bool = True, jacoby: bool = False,
          beavers: int = 3, save: str | Path | None = None, timeout: float = 600.0,
          max_stalls: int = 3, names: tuple[str, str] = ("gnubg", "gbot"),
-         gnubg: str | None = None) -> HarnessResult:
+         gnubg: str | None = None, variation: str | None = None) -> HarnessResult:
     """Have gnubg play ``match`` points (or ``games`` money games) against the bot at ``external``.
 
     ``bot_seat`` is gnubg's player number for the bot (1 = positive checkers). ``names`` are
-    (gnubg's seat, the bot's seat). Blocks until gnubg is done or ``timeout`` seconds passed.
+    (gnubg's seat, the bot's seat). ``variation`` is gnubg's name for one (``standard``,
+    ``nackgammon``, ``1-chequer-hypergammon``, ...; default: gnubg's default, standard).
+    Blocks until gnubg is done or ``timeout`` seconds passed.
     """
     if bool(match) == bool(games):
         raise ValueError(f"give exactly one of match={match!r} and games={games!r}")
@@ -311,6 +315,7 @@ def play(external: str, *, match: int = 0, games: int = 0, bot_seat: int = 1, pl
         "external": external, "match": match, "games": games, "bot_seat": bot_seat,
         "plies": plies, "noise": noise, "seed": seed, "cube": cube, "jacoby": jacoby,
         "beavers": beavers, "names": seat_names, "max_stalls": max_stalls,
+        "variation": variation,
         "budget": max(5.0, timeout - 15.0),
         "save": str(Path(save).resolve()) if save else None,
         "report": str(work / "report.json"),

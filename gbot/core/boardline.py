@@ -1,9 +1,10 @@
 """The 50 numbers of a ``board:`` line in gnubg's external-player dialect, read in one call.
 
-:func:`read_gnubg_numbers` accepts exactly the lines that
+:func:`read_gnubg_numbers` accepts exactly the lines of standard (15-checker) games that
 :func:`gbot.protocols.fibs_board.parse_fibs_board` reads as gnubg's dialect (the same number
 syntax, the same consistency checks, in the same order) and reports everything else as
-unreadable, so that the caller can let the Python parser say why. Fields of the result:
+unreadable, Hypergammon lines included, so that the caller can let the Python parser read
+them or say why not. Fields of the result:
 see :data:`FIELDS`.
 """
 
@@ -19,6 +20,8 @@ MAX_DIGITS = 6
 N_CHECKERS = 15
 MAX_CUBE = 2**15
 FIBS_MONEY = 9999
+MAX_MATCH_LENGTH = 64
+"""As :data:`gbot.protocols.fibs_board.MAX_MATCH_LENGTH`: longer matches are unreadable here."""
 
 FIELDS = ("points[26]", "die1", "die2", "cube", "owner", "may_me", "may_opp", "pending",
           "score_me", "score_opp", "length", "crawford_game", "post_crawford", "colour",
@@ -147,7 +150,7 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
         return False
     if doubled and (d1 != 0 or d2 != 0 or owner == ME or cube >= MAX_CUBE):
         return False
-    if length < 0 or s_me < 0 or s_opp < 0:
+    if length < 0 or length > MAX_MATCH_LENGTH or s_me < 0 or s_opp < 0:
         return False
     if length and max(s_me, s_opp) >= length:
         return False

@@ -38,7 +38,15 @@ DIALECTS: tuple[Dialect, ...] = ("gnubg_external", "fibs")
 FIBS_MONEY = 9999
 """The match length FIBS writes for an unlimited (money) session."""
 N_CHECKERS = 15
+"""Checkers per side in standard backgammon and Nackgammon (the most a line may hold)."""
 MAX_CUBE = 2**15
+MAX_MATCH_LENGTH = 64
+"""The longest match a board line may describe: gnubg 1.07 plays matches of at most 64 points
+(its match-length limit; FIBS documents none). Longer lengths are refused with an error, so
+no request makes the match-equity work grow beyond a 64 x 64 table."""
+VARIATION_OF_CHECKERS = {15: "standard", 1: "hyper1", 2: "hyper2", 3: "hyper3"}
+"""The :data:`gbot.match.VARIATIONS` name inferred from the checkers per side of a line
+(Nackgammon plays 15 checkers by standard rules: only its start differs)."""
 
 _N_INTS = 50
 _NUMBER = re.compile(r"-?[1-9][0-9]{0,5}\Z|0\Z")
@@ -62,6 +70,9 @@ class FibsBoard:
     The last four fields only matter to the FIBS dialect and keep its lines byte-exact:
     ``me_player1`` (I am field 1's player), ``other_dice`` (the other dice pair),
     ``can_move``, ``forced`` and ``redoubles`` (fields 49, 50 and 52 as sent).
+
+    ``checkers`` is the number of checkers each side plays with (15, or 1..3 in gnubg's
+    Hypergammon): the board's checkers plus the borne-off counts of the line.
     """
 
     points: tuple[int, ...]
@@ -82,6 +93,7 @@ class FibsBoard:
     can_move: int = 0
     forced: int = 0
     redoubles: int = 0
+    checkers: int = N_CHECKERS
 
     @classmethod
     def _checked(cls, **fields: Any) -> FibsBoard:
@@ -116,6 +128,12 @@ class FibsBoard:
         return Position._owned(np.array(self.points, dtype=np.int8) if arr is None else arr)
 
     @property
+    def variation(self) -> str | None:
+        """The gnubg variation of the line's checker count (``"standard"`` for 15,
+        ``"hyper1"`` to ``"hyper3"``), None for a count no gnubg variation plays."""
+        return VARIATION_OF_CHECKERS.get(self.checkers)
+
+    @property
     def me_seat(self) -> int:
         """My player number in :attr:`state`: 1 when my checkers are positive on the line."""
         return 1 if self.colour > 0 else 0
@@ -142,9 +160,14 @@ class FibsBoard:
 
     def match_state(self, rules: Rules | None = None, crawford: bool | None = None
                     ) -> MatchState:
-        """:attr:`state` under ``rules`` (default: the defaults), with the Crawford flag
-        overridden when ``crawford`` is given."""
+        """:attr:`state` under ``rules`` (default: the defaults, in the line's Hypergammon
+        variation when it has 1 to 3 checkers a side), with the Crawford flag overridden
+        when ``crawford`` is given."""
         from gbot.match import CENTRE, GameState, MatchState, Rules
+
+        if rules is None:
+            rules = Rules() if self.checkers == N_CHECKERS else Rules(
+                variation=self.variation or "standard")
 
         me = self.me_seat
         opp = 1 - me
@@ -169,7 +192,7 @@ class FibsBoard:
             double_offered=self.double_pending,
             board=board,
             crawford_done=self.crawford_game or self.post_crawford,
-            rules=Rules() if rules is None else rules,
+            rules=rules,
         )
 
     def line(self, dialect: Dialect | None = None) -> str:
@@ -238,8 +261,11 @@ def _check_common(b: FibsBoard) -> str | None:
         return "bar counts have the wrong sign"
     mine = sum(v for v in p[1:25] if v > 0) + p[25]
     theirs = -sum(v for v in p[1:25] if v < 0) - p[0]
-    if mine > N_CHECKERS or theirs > N_CHECKERS:
-        return f"more than {N_CHECKERS} checkers for one side ({mine} and {theirs})"
+    n = b.checkers
+    if not 1 <= n <= N_CHECKERS:
+        return f"each side plays 1 to {N_CHECKERS} checkers, not {n!r}"
+    if mine > n or theirs > n:
+        return f"more than {n} checkers for one side ({mine} and {theirs})"
     d1, d2 = b.dice
     if not (0 <= d1 <= 6 and 0 <= d2 <= 6) or (d1 == 0) != (d2 == 0):
         return f"dice {b.dice!r} are neither a roll nor 0 0"
@@ -252,6 +278,9 @@ def _check_common(b: FibsBoard) -> str | None:
         return "a double is pending with dice rolled, my own cube, or a maxed cube"
     if b.match_length < 0 or min(b.score) < 0:
         return "negative match length or score"
+    if b.match_length > MAX_MATCH_LENGTH:
+        return (f"match length {b.match_length} is beyond the {MAX_MATCH_LENGTH} points "
+                "gnubg plays")
     if b.match_length and max(b.score) >= b.match_length:
         return "a score has reached the match length"
     at_point = bool(b.match_length) and b.match_length - 1 in b.score
@@ -313,9 +342,9 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
     if length and not not_crawford and dice == (0, 0):
         return "gnubg asks no cube question during the Crawford game"
     off_p, off_n = n[42], n[43]
-    bad = _check_absolute(p, off_p, off_n)
-    if bad:
-        return bad
+    count = _checker_count(p, off_p, off_n)
+    if isinstance(count, str):
+        return count
     return FibsBoard._checked(
         points=tuple(p) if colour > 0 else tuple(map(neg, reversed(p))),
         dice=dice,
@@ -335,6 +364,7 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
         can_move=0,
         forced=0,
         redoubles=0,
+        checkers=count,
     )
 
 
@@ -347,7 +377,7 @@ def _format_gnubg(b: FibsBoard) -> str:
     turn = -colour if b.double_pending else colour
     may_me, may_opp = (int(v) for v in b.may_double)
     may_p, may_n = (may_me, may_opp) if colour > 0 else (may_opp, may_me)
-    off_p, off_n = _borne_off(p)
+    off_p, off_n = _borne_off(p, b.checkers)
     nums = [b.match_length, *score, *p, turn, *b.dice, *b.dice, b.cube_value, may_p, may_n,
             int(b.double_pending), 1, -1, 0, 25, off_p, off_n, 0, 0, 0, 0,
             int(b.post_crawford), int(not b.crawford_game)]
@@ -394,9 +424,9 @@ def _parse_fibs(name1: str, name2: str, n: list[int]) -> FibsBoard | str:
         return "FIBS clears both may-double flags while a double is pending"
     off_me, off_opp = (off1, off2) if me_player1 else (off2, off1)
     off_o, off_x = (off_me, off_opp) if colour > 0 else (off_opp, off_me)
-    bad = _check_absolute(p, off_o, off_x)
-    if bad:
-        return bad
+    count = _checker_count(p, off_o, off_x)
+    if isinstance(count, str):
+        return count
     bar_o, bar_x = p[25], -p[0]
     if (bar1, bar2) != ((bar_o, bar_x) if colour1 > 0 else (bar_x, bar_o)):
         return "the bar fields 47 and 48 disagree with the board"
@@ -421,6 +451,7 @@ def _parse_fibs(name1: str, name2: str, n: list[int]) -> FibsBoard | str:
         can_move=can_move,
         forced=forced,
         redoubles=redoubles,
+        checkers=count,
     )
 
 
@@ -434,7 +465,7 @@ def _format_fibs(b: FibsBoard) -> str:
     dice1, dice2 = (b.dice, b.other_dice) if me1 else (b.other_dice, b.dice)
     may_me, may_opp = (int(v) for v in b.may_double)
     may1, may2 = (may_me, may_opp) if me1 else (may_opp, may_me)
-    off_o, off_x = _borne_off(p)
+    off_o, off_x = _borne_off(p, b.checkers)
     bar_o, bar_x = p[25], -p[0]
     off1, off2, bar1, bar2 = (
         (off_o, off_x, bar_o, bar_x) if colour1 > 0 else (off_x, off_o, bar_x, bar_o)
@@ -449,25 +480,42 @@ def _format_fibs(b: FibsBoard) -> str:
 # --- shared pieces -----------------------------------------------------------------------
 
 
-def _check_absolute(p: list[int], off_pos: int, off_neg: int) -> str | None:
-    """Checker counts of the fixed frame: each side's board, bar and borne-off make 15."""
+def _checker_count(p: list[int], off_pos: int, off_neg: int) -> int | str:
+    """Checkers per side of the fixed frame (board, bar and borne-off), or why the counts
+    are impossible: both sides play the same number, 1 to 15."""
     if p[25] < 0 or p[0] > 0:
         return "bar counts have the wrong sign"
     pos = sum(v for v in p[1:25] if v > 0) + p[25] + off_pos
     neg = -sum(v for v in p[1:25] if v < 0) - p[0] + off_neg
-    if off_pos < 0 or off_neg < 0 or pos != N_CHECKERS or neg != N_CHECKERS:
-        return f"sides have {pos} and {neg} checkers, not {N_CHECKERS} each"
-    return None
+    if off_pos < 0 or off_neg < 0 or pos != neg or not 1 <= pos <= N_CHECKERS:
+        return (f"sides have {pos} and {neg} checkers, not the same number from 1 to "
+                f"{N_CHECKERS}")
+    return pos
 
 
-def _borne_off(p: list[int]) -> tuple[int, int]:
+def _borne_off(p: list[int], checkers: int) -> tuple[int, int]:
     pos = sum(v for v in p[1:25] if v > 0) + p[25]
     neg = -sum(v for v in p[1:25] if v < 0) - p[0]
-    return N_CHECKERS - pos, N_CHECKERS - neg
+    return checkers - pos, checkers - neg
 
 
 def _join(names: tuple[str, str], nums: list[int]) -> str:
     return "board:" + ":".join([names[0], names[1], *(str(int(v)) for v in nums)])
+
+
+def line_checkers(text: str) -> int | None:
+    """Checkers per side of the first ``board:`` line inside ``text`` (a bare line or a
+    request that holds one), or None when it holds no readable board line."""
+    found = _BOARD_IN_TEXT.search(text) if isinstance(text, str) else None
+    if found is None:
+        return None
+    try:
+        return parse_fibs_board("board:" + found.group(0)[6:]).checkers
+    except FibsBoardError:
+        return None
+
+
+_BOARD_IN_TEXT = re.compile(r"board:[^:\n]*:[^:\n]*(?::-?[0-9]{1,6}){50}", re.IGNORECASE)
 
 
 _PARSERS = {"gnubg_external": _parse_gnubg, "fibs": _parse_fibs}
@@ -545,6 +593,7 @@ def _gnubg_compiled(line: str) -> FibsBoard | None:
         can_move=0,
         forced=0,
         redoubles=0,
+        checkers=N_CHECKERS,
     )
 
 
@@ -609,9 +658,11 @@ __all__ = [
     "DIALECTS",
     "Dialect",
     "FIBS_MONEY",
+    "MAX_MATCH_LENGTH",
     "FibsBoard",
     "Question",
     "format_fibs_board",
+    "line_checkers",
     "parse_fibs_board",
     "parse_gnubg_line",
 ]
