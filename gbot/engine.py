@@ -314,17 +314,24 @@ class Engine:
         """0 to play on, else the result I give up: 1 single, 2 gammon, 3 backgammon.
 
         Only when the loss is certain (never with the built-in evaluation), at the cheapest
-        level worth the same under the rules and the score (:mod:`gbot.cube.resign`).
+        level worth the same under the rules and the score (:mod:`gbot.cube.resign`). Under
+        site-style scoring (``rules.resignation == "position"``) only when the loss my
+        position scores now costs no more than the expected loss of playing on; the level is
+        then that loss.
         """
         if not self.may_resign(pos) or self._cube is None:
             return 0
-        from gbot.cube.resign import resignation_level
+        from gbot.cube.resign import position_resignation, resignation_level
 
         p = self.probabilities(pos)
         if p[0] > NO_RESIGN_ABOVE:
             return 0
         st = self._mine(state)
         ctx = self._cube.context_from_state(st, self._cube.board_cube_life(pos))
+        if st.rules.resignation == "position":
+            from gbot.referee import loss_kind
+
+            return int(position_resignation(p, ctx, loss_kind(pos.board, st.rules.checkers)))
         return int(resignation_level(p, ctx))
 
     def accept_resignation(self, pos: Position, state: MatchState, level: int) -> bool:

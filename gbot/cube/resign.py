@@ -10,6 +10,11 @@ gives the winner ``k`` times the cube, with the end mode applied (``"single"``: 
   below ``eps``; exact tables such as the bear-off databases give 0), at the level of the
   loss that is certain (a gammon when every loss is a gammon, and so on), lowered to the
   cheapest level that is worth the same under the rules and the score.
+* Site-style scoring (``Rules(resignation="position")``: a resignation ends the game at
+  once, scored by the resigner's position at that moment): resign only when the resigner
+  cannot win and the loss it is scored at now costs no more than the expected loss of
+  playing on with its best cube action (:func:`position_resignation`). With 15 checkers
+  home and none off a resignation scores a gammon, while playing on may save it.
 """
 
 from __future__ import annotations
@@ -25,12 +30,12 @@ from gbot.cube.cubeful import (
     outcome_value,
 )
 from gbot.cube.decision import decide
+from gbot.cube.plays import decision_value
 from gbot.errors import CubeError
 
 if TYPE_CHECKING:
     from gbot.match import MatchState
 
-from gbot.cube.plays import decision_value
 CERTAIN = 1e-6
 """Probabilities this close to 0 or 1 count as certain."""
 
@@ -87,6 +92,19 @@ def resignation_level(probs: Probs, ctx: CubeContext, eps: float = CERTAIN) -> i
     return certain
 
 
+def position_resignation(probs: Probs, ctx: CubeContext, kind_now: int,
+                         eps: float = CERTAIN) -> int:
+    """Under site-style scoring, ``kind_now`` (the loss the resigner's position scores now:
+    1 single, 2 gammon, 3 backgammon) when resigning is no worse for the resigner than
+    playing on, else 0. ``probs`` and ``ctx`` are the resigner's, on roll."""
+    probs = check_probs(probs)
+    if probs[0] > eps:
+        return 0
+    give = _resigner_value_of_loss(resignation_points(kind_now, ctx), ctx)
+    keep = _resigner_play_on(probs, ctx)
+    return kind_now if give >= keep - 1e-9 else 0
+
+
 def _probs_and_context(pos: Any, state: MatchState, ply: int,
                        evaluator: Any) -> tuple[Probs, CubeContext]:
     from gbot.cube.decision import board_cube_life, context_from_state, shared_evaluator
@@ -116,4 +134,4 @@ def offer_resignation(pos: Any, state: MatchState, ply: int = 0, evaluator: Any 
 
 
 __all__ = ["should_accept", "resignation_level", "resignation_points", "accept_resignation",
-           "offer_resignation", "CERTAIN"]
+           "offer_resignation", "position_resignation", "CERTAIN"]

@@ -23,6 +23,8 @@ The kinds of player:
 * ``gnubg`` (:class:`GnubgPlayer`): GNU Backgammon started as ``gnubg -t`` and told
   ``external 127.0.0.1:PORT``, so that it answers as an external-player server; ``ply=N`` or a
   ``skill=`` level, ``noise=X``, ``binary=PATH``. The player starts and stops the process.
+  Resignations offered to it are decided from gnubg's own ``evaluation`` of the position
+  (gnubg 1.07's server would accept every one).
 * ``external:HOST:PORT`` or ``HOST:PORT`` (:class:`ExternalPlayer`): any program serving
   gnubg's external-player protocol (another gbot, another engine). The questions go out as
   ``board:`` lines written by :func:`gbot.protocols.fibs_board.format_fibs_board` in the
@@ -704,6 +706,21 @@ class ExternalPlayer:
                 sock.close()
 
 
+def _gnubg_probabilities(reply: str, line: str) -> tuple[float, float, float, float, float]:
+    """The five probabilities of gnubg's ``evaluation`` reply (six numbers), made consistent
+    where its six-decimal rounding is not (a gammon chance above the win chance)."""
+    try:
+        v = [float(x) for x in reply.split()]
+    except ValueError:
+        v = []
+    if len(v) != 6 or not all(0.0 <= x <= 1.0 for x in v[:5]):
+        raise PlayerError(f"gnubg's evaluation {reply!r} is not six numbers ({line!r})")
+    win, wg, wbg, lg, lbg = v[:5]
+    wg = min(wg, win)
+    lg = min(lg, 1.0 - win)
+    return win, wg, min(wbg, wg), lg, min(lbg, lg)
+
+
 def die_with_parent() -> None:  # pragma: no cover - runs in child processes
     """Ask Linux to SIGTERM this process when its parent dies (no orphaned gnubg or workers);
     nothing elsewhere."""
@@ -839,6 +856,32 @@ class GnubgPlayer(ExternalPlayer):
         """gnubg's settings."""
         extra = f", noise {self.noise:g}" if self.noise else ""
         return f"gnubg 1.07 external server, {self.plies}-ply{extra}"
+
+    def accept_resignation(self, pos: Position, state: MatchState, level: int) -> bool:
+        """Decided from gnubg's own evaluation, not its ``resignation N`` answer (gnubg
+        1.07's server accepts every resignation it is offered, a single resignation while it
+        holds a likely gammon included).
+
+        gnubg evaluates the resigner's position, the resigner on roll (``evaluation
+        fibsboard ... plies N``, at this player's plies); the offer is accepted exactly when
+        it is worth at least what the resigner can expect by playing on with its best cube
+        action under those probabilities (:func:`gbot.cube.resign.should_accept`, the rule
+        gbot's own engine uses with its probabilities).
+        """
+        from gbot.cube.decision import board_cube_life, context_from_state
+        from gbot.cube.resign import should_accept
+
+        resigner = 1 - state.player_to_act
+        line = board_line(state, resigner, (self._opponent, self.label), "resignation")
+        if state.match_length == 0:
+            line += (f" jacobyrule {'on' if self.rules.jacoby else 'off'}"
+                     f" beavers {'on' if self.rules.beavers else 'off'}")
+        reply = self.ask(f"evaluation fibsboard {line} plies {self.plies} cubeful")
+        probs = _gnubg_probabilities(reply, line)
+        st = replace(state, player_on_roll=resigner, player_to_act=resigner,
+                     double_offered=False, resign_offered=0)
+        ctx = context_from_state(st, board_cube_life(my_view(state, resigner).board))
+        return bool(should_accept(probs, ctx, level))
 
     def close(self) -> None:
         """Close the connection and stop the gnubg process."""
