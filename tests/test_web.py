@@ -461,7 +461,9 @@ class _SlowService(Service):
 
 def test_a_slow_request_does_not_stall_the_others(service: Service) -> None:
     slow = _SlowService(rules=RULES, evaluator=service.evaluator())
-    app = create_app(slow, threads=4, timeout=10)
+    slow.delay = 3.0
+    slow.wildbg_move({"die1": "3", "die2": "1", "p24": "2", "p1": "-2"})   # kernels loaded
+    app = create_app(slow, threads=4, timeout=60)
 
     async def scenario() -> tuple[float, list[float]]:
         transport = httpx.ASGITransport(app=app)
@@ -493,3 +495,20 @@ def test_a_request_past_the_time_bound_is_a_503(service: Service) -> None:
         took = time.monotonic() - t0
     assert r.status_code == 503 and "longer than 0.3 s" in r.json()["message"]
     assert took < slow.delay
+
+
+def test_timed_out_computations_still_count_against_the_threads(service: Service) -> None:
+    slow = _SlowService(rules=RULES, evaluator=service.evaluator())
+    slow.delay = 1.0
+    app = create_app(slow, threads=1, timeout=0.2)
+    with TestClient(app) as c:
+        deep = {"position": START, "dice": "31", "ply": 2}
+        first = [c.post("/hint", json=deep) for _ in range(2)]   # both abandoned, running
+        assert [r.status_code for r in first] == [503, 503]
+        assert app.state.limits.running == 2
+        busy = c.post("/hint", json={"position": START, "dice": "31"})
+        assert busy.status_code == 503 and "busy" in busy.json()["message"]
+        deadline = time.monotonic() + 30
+        while app.state.limits.running and time.monotonic() < deadline:
+            time.sleep(0.1)                                      # they finish
+        assert app.state.limits.running == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -62,6 +63,28 @@ class _Limits:
         self.max_body = max_body
         self._all: anyio.CapacityLimiter | None = None
         self._deep: anyio.CapacityLimiter | None = None
+        self.running = 0
+        """Computations in worker threads, those abandoned at the time bound included."""
+        self.max_running = 2 * threads
+        self._lock = threading.Lock()
+
+    def tracked(self, fn: Callable[[], Any]) -> Callable[[], Any] | None:
+        """``fn`` counted in :attr:`running` while it runs, or None when as many
+        computations as :attr:`max_running` still run (timed-out ones finish in the
+        background, since a thread cannot be stopped)."""
+        with self._lock:
+            if self.running >= self.max_running:
+                return None
+            self.running += 1
+
+        def run() -> Any:
+            try:
+                return fn()
+            finally:
+                with self._lock:
+                    self.running -= 1
+
+        return run
 
     def limiters(self) -> tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]:
         """(every request's threads, the look-ahead requests' share), made in the loop."""
@@ -78,11 +101,11 @@ async def _run(limits: _Limits, deep: bool, fn: Callable[[], Any]) -> Response:
             every, deep_only = limits.limiters()
             if deep:
                 async with deep_only:
-                    result = await anyio.to_thread.run_sync(fn, abandon_on_cancel=True,
-                                                            limiter=every)
+                    result = await _in_thread(limits, fn, every)
             else:
-                result = await anyio.to_thread.run_sync(fn, abandon_on_cancel=True,
-                                                        limiter=every)
+                result = await _in_thread(limits, fn, every)
+    except _Busy:
+        return _error(503, "the server is busy with slower requests; try again shortly")
     except TimeoutError:
         return _error(503, f"the request took longer than {limits.timeout:g} s; "
                            f"ask for a lower ply")
@@ -94,6 +117,19 @@ async def _run(limits: _Limits, deep: bool, fn: Callable[[], Any]) -> Response:
         log.exception("request failed")
         return _error(500, f"internal error: {type(exc).__name__}: {exc}")
     return JSONResponse(result)
+
+
+class _Busy(Exception):
+    """Too many computations still run."""
+
+
+async def _in_thread(limits: _Limits, fn: Callable[[], Any],
+                     limiter: anyio.CapacityLimiter) -> Any:
+    async with limiter:          # wait for a thread here, then count the computation
+        run = limits.tracked(fn)
+        if run is None:
+            raise _Busy
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
 async def _json_body(request: Request, limit: int) -> Mapping[str, Any]:
@@ -218,4 +254,5 @@ def create_app(service: Service | None = None, *, threads: int = DEFAULT_THREADS
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error},
                     lifespan=lifespan)
     app.state.service = svc
+    app.state.limits = limits
     return app
