@@ -253,6 +253,8 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
     offers: list[int] = []
     engine = _no_resign_engine(ply, jacoby, beavers, offers)
     with BackgroundServer(engine) as srv:
+        click.echo(f"gbot's server ready on {srv.address} ({time.time() - t0:.0f}s)", err=True)
+        t0 = time.time()
         for k in range(n_chunks):
             size = min(chunk, games - k * chunk)
             sgf, stats, meta = (out / f"chunk-{k:03d}.sgf", out / f"chunk-{k:03d}.stats.txt",
