@@ -66,8 +66,8 @@ def draw(pos: Position, state: MatchState | None = None, names: tuple[str, str] 
     lines += half(bottom, range(_ROWS - 1, -1, -1))
     lines += [edge, numbers(bottom)]
     x_name, o_name = names
-    x_label = "X" if x_name == "X" else f"X {x_name}"
-    o_label = "O" if o_name == "O" else f"O {o_name}"
+    x_label = "X" if x_name == "X" else f"X ({x_name})"
+    o_label = "O" if o_name == "O" else f"O ({o_name})"
     score = ""
     if state is not None:
         me = state.player_on_roll if viewer is None else viewer
