@@ -88,7 +88,10 @@ class TerminalMatch:
         you, bot = s.score[HUMAN], s.score[BOT]
         if self.length:
             return f"score: you {you}, gbot {bot} (match to {self.length})"
-        return f"money session: you {you:+d} points" if you - bot else "money session: even"
+        diff = you - bot
+        if not diff:
+            return "money session: even"
+        return f"money session: you {diff:+d} point{'' if abs(diff) == 1 else 's'}"
 
     # --- the loop ---------------------------------------------------------------------------
     def run(self) -> None:

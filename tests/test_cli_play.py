@@ -148,3 +148,34 @@ def test_options_reach_the_rules() -> None:
         assert opt in res.output
     out = play(["--length", "1", "--seed", "4", "--no-cube", "--ply", "1"], "q\n")
     assert "(1-ply)" in out and "cube off" in out
+
+
+class _Resigner(Engine):
+    """An engine that offers to resign a single game before each of its rolls."""
+
+    def may_resign(self, pos: Any) -> bool:
+        return True
+
+    def resign_offer(self, pos: Any, state: Any) -> int:
+        return 1
+
+
+def test_gbot_resigns_and_the_person_answers() -> None:
+    rules = Rules()
+    engine = _Resigner(ply=0, rules=rules)
+    # seed 2: the person opens; after its play gbot offers; reject once, then accept
+    game, said = _scripted(["1", "maybe", "reject", "1", "accept", "q"], engine, 3, rules,
+                           seed=2)
+    text = "\n".join(said)
+    assert "gbot offers to resign a single game: accept or reject?" in text
+    assert "answer accept or reject" in text and "you play on" in text
+    assert "you win 1 point (resignation); score: you 1, gbot 0" in text
+    assert game.ref.state.score[HUMAN] == 1
+
+
+def test_money_session_asks_for_another_game() -> None:
+    out = play(["--length", "0", "--seed", "2"], "resign\nn\n")
+    assert "a money session against gbot" in out
+    assert "gbot accepts your resignation of a single game" in out
+    assert "another game? [Y/n]" in out
+    assert "final money session: you -1 point\n" in out
