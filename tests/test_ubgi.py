@@ -138,6 +138,7 @@ def _play_of(pos: gbot.Position, dice: tuple[int, int], payload: str) -> gbot.Pl
     raise AssertionError(f"{payload!r} is no legal play of {dice} in {pos.id()}")
 
 
+@pytest.mark.slow
 def test_transcript_through_the_process() -> None:
     proc = _gbot_ubgi()
     try:
