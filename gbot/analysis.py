@@ -8,9 +8,9 @@ choice at the chosen ply:
   evaluated at the full ply too). Money: cubeless equity. Match: the mover's cubeful match
   winning chance after each candidate (the cube model on the opponent's probabilities),
   as MWC and as normalised equity (EMG).
-* Cube decisions of the side on roll (when it may double and its winning chance makes a
-  double thinkable, or when it doubled) and the opponent's take, pass or beaver, from
-  :func:`gbot.cube_decision` at the ply: no double / double, take / pass.
+* Cube decisions of the side on roll (when it may double and the decision is close or
+  actual: it doubled, erred, or doubling came within :data:`CLOSE_CUBE`) and the
+  opponent's take, pass or beaver, from :func:`gbot.cube_decision` at the ply.
 * Luck of each roll: the mover's 0-ply equity after its best play with the roll it got, less
   the average over the 21 rolls (cubeless, in EMG; MWC in a match through the cube's stakes).
 
@@ -43,6 +43,9 @@ RATINGS = ((2.0, "Supernatural"), (5.0, "World class"), (8.0, "Expert"), (12.0, 
            (18.0, "Intermediate"), (26.0, "Casual player"), (35.0, "Beginner"),
            (math.inf, "Awful!"))
 """gnubg's rating words by error rate (mEMG per decision), upper bounds."""
+CLOSE_CUBE = 0.16
+"""A cube decision counts when the player doubled, erred, or doubling was within this of not
+doubling (gnubg's "close or actual" decisions)."""
 CUBE_FROM = 0.40
 """Cube decisions are analysed from this winning chance of the side on roll (money and before
 the Crawford game); below it nobody doubles (or when the player did double)."""
@@ -333,6 +336,8 @@ class _Game:
         best_v = max(nd, dbl)
         got = dbl if doubled else nd
         err = max(0.0, best_v - got)
+        if not doubled and err == 0.0 and dbl < nd - CLOSE_CUBE:
+            return None               # neither actual nor close: not counted (as gnubg)
         best = "double" if dbl > nd else "no double"
         stakes = self._stakes(st)
         return Decision(self.game.number, i, st.player_on_roll, "cube", pos.id(), (0, 0),

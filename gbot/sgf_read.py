@@ -171,8 +171,11 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
                     d = (int(v[0]), int(v[1]))
                     if not all(1 <= x <= 6 for x in d):
                         raise MatchFileError(f"game {number}, {where}: bad dice {v[:2]!r}")
-                    steps = [f"{_point(v[j], player)}/{_point(v[j + 1], player)}"
-                             for j in range(2, len(v), 2)]
+                    try:
+                        steps = [f"{_point(v[j], player)}/{_point(v[j + 1], player)}"
+                                 for j in range(2, len(v), 2)]
+                    except MatchFileError as exc:
+                        raise MatchFileError(f"game {number}, {where}: {exc}") from None
                     entries.append((where, _Entry(player, "move", dice=d, steps=steps)))
         if "DI" in nodes[-1] if nodes else False:
             pl = nodes[-1].get("PL", ["W"])[0].strip().upper()

@@ -159,3 +159,27 @@ def test_bad_boards_are_refused() -> None:
         rollout_boards(np.zeros((2, 25), dtype=np.int8))
     with pytest.raises(RolloutError):
         rollout_boards(np.full((1, 26), 3, dtype=np.int8))
+
+
+def test_rollout_label_stage_is_resumable(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gbot.train import rollout_label as R
+    from gbot.train.cli import cli
+
+    tmp = Path(str(tmp_path))
+    boards = np.stack([RACE, BEAR, RACE, BEAR, RACE])
+    np.savez(tmp / "set.npz", boards=boards, probs=np.zeros((5, 5), dtype=np.float32))
+    args = ["rollout", "--src", str(tmp / "set.npz"), "--out", str(tmp / "out"), "--trials",
+            "6", "--workers", "1", "--seed", "3"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    b, p = R.load(tmp / "out")
+    assert b.shape == (5, 26) and p.shape == (5, 5)
+    again, se = rollout_boards(b, 6, seed=3)
+    assert np.allclose(p, again, atol=1e-6)
+    before = (tmp / "out" / "part-00000.npz").stat().st_mtime_ns
+    assert CliRunner().invoke(cli, args).exit_code == 0          # resumed: nothing to do
+    assert (tmp / "out" / "part-00000.npz").stat().st_mtime_ns == before

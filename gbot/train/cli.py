@@ -295,5 +295,26 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
     T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
 
 
+@cli.command(name="rollout")
+@click.option("--src", type=click.Path(path_type=Path, exists=True), required=True,
+              help="a .npz set with boards, or a folder with positions.npz")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--trials", default=36, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--truncate", default=0, show_default=True, type=click.IntRange(0, 10_000),
+              help="plies before a game is valued at 0-ply (0: play to the end)")
+@click.option("--limit", default=100_000, show_default=True, help="positions to label")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 1024))
+@click.option("--seed", default=1, show_default=True)
+def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, workers: int,
+                  seed: int) -> None:
+    """Label positions by gbot's own 0-ply rollouts (cubeless, luck cancelled; resumable)."""
+    from gbot.train import rollout_label as R
+    log = _log_to(out / "log.txt")
+    if not (out / "positions.npz").exists():
+        n = R.prepare(src, out, limit, seed)
+        log(f"chose {n} positions from {src}")
+    R.run(out, trials, truncate, seed, workers, log=log)
+
+
 if __name__ == "__main__":
     cli()

@@ -1,0 +1,126 @@
+"""Match analysis and the SGF reader: round trips, self-consistency, gnubg's marks and words."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gbot
+from gbot import sgf, sgf_read
+from gbot.analysis import analyse, mark, rating
+from gbot.errors import MatchFileError
+from gbot.match import GameState, Rules
+from gbot.referee import MatchRecord, Referee, can_double, legal_results
+
+
+def _random_match(seed: int, length: int, games: int = 3, beavers: bool = False,
+                  engine: object = None) -> MatchRecord:
+    """A match of random (or ``engine``) plays and random cube actions."""
+    ref = Referee(length=length, rules=Rules(beavers=beavers), seed=seed, names=("al", "bo"))
+    pick = random.Random(seed)
+    played = 0
+    while not ref.state.match_over and played < games:
+        s = ref.state
+        if s.game_state in (GameState.OVER, GameState.RESIGNED, GameState.DROPPED):
+            played += 1
+            if played < games:
+                ref.next_game()
+        elif s.double_offered:
+            r = pick.random()
+            if beavers and s.match_length == 0 and s.beavers == 0 and r < 0.2:
+                ref.beaver()
+            elif r < 0.7:
+                ref.take()
+            else:
+                ref.drop()
+        elif s.game_state == GameState.NONE or s.dice == (0, 0):
+            if can_double(s) and pick.random() < 0.04:
+                ref.double()
+            else:
+                ref.roll()
+        else:
+            results = legal_results(s)
+            if engine is not None and len(results):
+                pos = gbot.Position(s.board_array())
+                play = engine.best_play(pos, s.dice, ply=0)  # type: ignore[attr-defined]
+                ref.play(play.position.board if play is not None else None)
+            else:
+                ref.play(results[pick.randrange(len(results))] if len(results) else None)
+    return ref.record
+
+
+def _actions(rec: MatchRecord) -> list[list[tuple[object, ...]]]:
+    return [[(a.kind, a.player, tuple(sorted(a.dice)), a.board, a.value) for a in g.actions]
+            for g in rec.games]
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.sampled_from([0, 1, 3, 5, 7]),
+       beavers=st.booleans())
+def test_sgf_round_trip(seed: int, length: int, beavers: bool) -> None:
+    rec = _random_match(seed, length, beavers=beavers)
+    back = sgf_read.loads(sgf.dumps(rec), rec.rules)
+    assert _actions(back) == _actions(rec)
+    assert back.final_score == rec.final_score and back.names == rec.names
+    assert back.match_length == rec.match_length
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="()[];\\ WBGMIabcdefxyz0123456:+", max_size=80))
+def test_sgf_garbage_gives_a_clear_error(text: str) -> None:
+    try:
+        sgf_read.loads(text)
+    except MatchFileError as exc:
+        assert str(exc)
+
+
+def test_sgf_reader_names_the_bad_move() -> None:
+    import re
+
+    good = sgf.dumps(_random_match(3, 3))
+    bad = re.sub(r";([WB])\[\d\d[a-z]*\]", r";\1[66xa]", good, count=1)   # 24/1 with 66
+    with pytest.raises(MatchFileError, match="game 1, node 1"):
+        sgf_read.loads(bad)
+    with pytest.raises(MatchFileError, match="game 1, node 1: bad point letter"):
+        sgf_read.loads(re.sub(r";([WB])\[\d\d[a-z]*\]", r";\1[66x5]", good, count=1))
+
+
+def test_gnubg_marks_and_rating_words() -> None:
+    assert [mark(x) for x in (0.0, 0.039, 0.04, 0.079, 0.08, 0.159, 0.16, 1.0)] == [
+        "", "", "doubtful", "doubtful", "bad", "bad", "very bad", "very bad"]
+    assert [rating(x) for x in (1.0, 3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 40.0)] == [
+        "Supernatural", "World class", "Expert", "Advanced", "Intermediate", "Casual player",
+        "Beginner", "Awful!"]
+
+
+def test_engine_moves_have_no_error_at_its_own_ply() -> None:
+    ev = gbot.Evaluator()
+    rec = _random_match(11, 0, games=1, engine=ev)
+    a = analyse(rec, ply=0)
+    moves = [d for d in a.decisions if d.kind == "move"]
+    assert len(moves) > 10
+    assert all(d.error == pytest.approx(0.0, abs=1e-9) for d in moves if not d.forced)
+    assert all(d.played == d.best for d in moves if not d.forced)
+
+
+def test_random_moves_are_marked_and_luck_sums_sensibly() -> None:
+    rec = _random_match(5, 0, games=1)
+    a = analyse(rec, ply=0)
+    moves = [d for d in a.decisions if d.kind == "move" and not d.forced]
+    assert sum(1 for d in moves if d.mark == "very bad") >= 3
+    p0, p1 = a.players
+    assert p0.moves + p1.moves == len(moves)
+    assert p0.error_rate > 35.0 and p0.rating == "Awful!"
+    # every roll's luck is the difference from an average of the same figures: bounded
+    assert all(abs(d.luck or 0.0) < 3.0 for d in a.decisions if d.kind == "move")
+    assert a.to_json()["players"][0]["rating"] == p0.rating
+
+
+def test_match_analysis_reports_mwc() -> None:
+    rec = _random_match(2, 3, games=1)
+    a = analyse(rec, ply=0)
+    assert any(d.error_mwc is not None and d.error_mwc > 0 for d in a.decisions)
+    assert 0.0 <= a.luck_adjusted() <= 1.0 or abs(a.luck_adjusted()) < 2.0
