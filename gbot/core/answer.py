@@ -12,15 +12,15 @@ questions that make up most of a match when the answer needs no match-state reas
   game and in money play, its 0-ply winning chance is below the engine's no-double
   threshold: ``roll``; in match play the cube model decides (:func:`match_cube`, a second
   call); in money play without a cube cap, ``double`` or ``roll`` by Janowski's
-  closed forms and the double/take/pass rules, as :func:`gbot.cube.cubeful.cubeful` and
-  :func:`gbot.cube.decision.decide_from_equities` decide (:func:`_money_doubles`, the same
-  arithmetic in the same order; ``cube`` holds the numbers of :mod:`gbot.cube.cubeful`);
+  closed forms and the decision rule, the kernels :func:`gbot.cube.cubeful.cubeful` and
+  :func:`gbot.cube.decision.decide` call too (:mod:`gbot.core.cubemath`; ``cube`` holds the
+  rules' cube switches);
 
 both only when no resignation can be due: with contact, or with a 0-ply winning chance above
 the engine's resignation threshold. Everything else (take questions, a possible double or
-resignation, lines the fast reader does not accept) is :data:`FALLBACK`: the caller answers
-with the general path
-(:func:`gbot.protocols.gnubg_external.handle_line`), which is the reference for these answers.
+resignation, lines the fast reader does not accept) is :data:`FALLBACK`: the engine's general
+path answers (:meth:`gbot.engine.Engine.fast_reply` calls these kernels through
+:mod:`gbot.fastreply`), which is the reference for these answers.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from gbot.core.bestplay import best_static, static_fill, static_values
 from gbot.core.boardline import OPPONENT, read_gnubg_numbers
 from gbot.core.classify import BEAROFF, OVER
 from gbot.core.cubemath import (
+    JANOWSKI_MAX_CUBE,
     LIVES,
     WIN_G,
     action_of,
@@ -170,7 +171,7 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         return FALLBACK                       # bear-offs may get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
-    if cube[CUBE_CAP] != 0.0 or fields[28] > 1024:
+    if cube[CUBE_CAP] != 0.0 or fields[28] > JANOWSKI_MAX_CUBE:
         return FALLBACK                       # a capped cube: the cube model
     verdict = _money_doubles(probs[0], cls, pips, fields[29], cube)
     if verdict < 0:
