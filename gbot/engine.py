@@ -37,7 +37,7 @@ import numpy.typing as npt
 from gbot.core import facts as _facts
 from gbot.core.board import Board
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
-from gbot.match import CENTRE, MatchState, Rules
+from gbot.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
 from gbot.position import Play, Position
 
 if TYPE_CHECKING:
@@ -373,7 +373,13 @@ class Engine:
         return counted
 
     def _state(self, state: MatchState) -> MatchState:
-        """``state`` under this engine's rules (board lines carry none)."""
+        """``state`` under this engine's rules (board lines carry none); a match longer
+        than :data:`gbot.match.MAX_MATCH_LENGTH` is a :class:`~gbot.errors.MatchRuleError`."""
+        if state.match_length > MAX_MATCH_LENGTH:
+            from gbot.errors import MatchRuleError
+
+            raise MatchRuleError(f"match length {state.match_length} is beyond the "
+                                 f"{MAX_MATCH_LENGTH} points gnubg plays")
         if state.rules is self.rules or state.rules == self.rules:
             return state
         return replace(state, rules=self.rules)

@@ -21,7 +21,7 @@ N_CHECKERS = 15
 MAX_CUBE = 2**15
 FIBS_MONEY = 9999
 MAX_MATCH_LENGTH = 64
-"""As :data:`gbot.protocols.fibs_board.MAX_MATCH_LENGTH`: longer matches are unreadable here."""
+"""As :data:`gbot.match.MAX_MATCH_LENGTH`: longer matches are unreadable here."""
 
 FIELDS = ("points[26]", "die1", "die2", "cube", "owner", "may_me", "may_opp", "pending",
           "score_me", "score_opp", "length", "crawford_game", "post_crawford", "colour",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from gbot.errors import FibsBoardError
+from gbot.match import MAX_MATCH_LENGTH
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -40,10 +41,6 @@ FIBS_MONEY = 9999
 N_CHECKERS = 15
 """Checkers per side in standard backgammon and Nackgammon (the most a line may hold)."""
 MAX_CUBE = 2**15
-MAX_MATCH_LENGTH = 64
-"""The longest match a board line may describe: gnubg 1.07 plays matches of at most 64 points
-(its match-length limit; FIBS documents none). Longer lengths are refused with an error, so
-no request makes the match-equity work grow beyond a 64 x 64 table."""
 VARIATION_OF_CHECKERS = {15: "standard", 1: "hyper1", 2: "hyper2", 3: "hyper3"}
 """The :data:`gbot.match.VARIATIONS` name inferred from the checkers per side of a line
 (Nackgammon plays 15 checkers by standard rules: only its start differs)."""
