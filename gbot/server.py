@@ -327,14 +327,19 @@ def _is_socket(path: str) -> bool:
 
 
 def _warm(engine: Engine) -> None:
-    """Load the compiled kernels before the first question arrives."""
+    """Load the compiled kernels before the first question arrives (questions at 1 ply at
+    most, :mod:`gbot.warmup`; logged when they compile on a first run)."""
     from gbot.core import movegen
     from gbot.position import Position
+    from gbot.warmup import warm_engine
 
-    movegen.warm()
-    engine.choose_play(Position.initial(), (3, 1))
-    engine.probabilities(Position.initial())
-    warm(engine)
+    def questions(e: Engine) -> None:
+        movegen.warm()
+        e.choose_play(Position.initial(), (3, 1))
+        e.probabilities(Position.initial())
+        warm(e)
+
+    warm_engine(engine, questions, log.info)
 
 
 def serve(address: Address, engine: Engine, *,

@@ -57,11 +57,12 @@ def warm_engine(engine: Engine, warm: Callable[[Engine], None],
     after. Returns the seconds spent."""
     cold = not kernels_cached()
     if cold and say is not None:
-        say("compiling gbot's numba kernels (first run after install or an update; about a "
-            "minute on 2 cores, cached in gbot/core/__pycache__ for later starts)...")
+        say("compiling gbot's numba kernels that are not cached yet (first run after install "
+            "or an update: up to a few minutes on a busy 2-core machine; cached in "
+            "gbot/core/__pycache__ for later starts)...")
     t0 = time.perf_counter()
     warm(warm_ply(engine))
     spent = time.perf_counter() - t0
     if cold and say is not None:
-        say(f"kernels compiled in {spent:.1f} s")
+        say(f"kernels ready in {spent:.1f} s")
     return spent

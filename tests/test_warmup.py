@@ -45,6 +45,6 @@ def test_says_what_compiles_only_when_cold(cold: bool, monkeypatch: pytest.Monke
     spent = warmup.warm_engine(Engine(ply=3), lambda e: asked.append(e.ply), said.append)
     assert asked == [1] and spent >= 0.0
     if cold:
-        assert len(said) == 2 and "compiling" in said[0] and "compiled in" in said[1]
+        assert len(said) == 2 and "compiling" in said[0] and "ready in" in said[1]
     else:
         assert said == []
