@@ -239,3 +239,22 @@ def test_the_engine_refuses_longer_matches_from_any_source(engine: Engine) -> No
             ask()
     ok = MatchState(match_length=MAX_MATCH_LENGTH, score=(60, 62))
     assert engine.cube_action(pos, ok) in ("double", "roll")
+
+
+@pytest.mark.parametrize("variation, n", [("hyper1", 1), ("hyper2", 2), ("hyper3", 3),
+                                          ("nackgammon", 15)])
+def test_tournament_lines_count_checkers_as_gnubg_does(variation: str, n: int) -> None:
+    """A tournament's external players get the lines gnubg writes for the variation: nothing
+    borne off at the start (they said 15 - n borne off before)."""
+    from gbot.match import Rules
+    from gbot.referee import Referee
+    from gbot.tournament.players import board_line
+
+    ref = Referee(length=3, rules=Rules(variation=variation), seed=1)
+    ref.roll()
+    s = ref.state
+    text = board_line(s, s.player_to_act, ("a", "b"), "move")
+    fields = text.split(":")
+    assert fields[45:47] == ["0", "0"]           # borne-off counts (fields 44 and 45)
+    fb = parse_fibs_board(text)
+    assert fb.checkers == n and fb.variation == ("standard" if n == 15 else variation)

@@ -533,6 +533,7 @@ def board_line(state: MatchState, me: int, names: tuple[str, str],
         names=(_line_name(names[0]), _line_name(names[1])),
         dialect="gnubg_external",
         colour=1 if me == 1 else -1,
+        checkers=state.rules.checkers,
     )
     if question == "beavered":
         fb = replace(fb, may_double=(False, True))
