@@ -53,7 +53,16 @@ roll; the gammon figures include the backgammons."""
 
 NO_DOUBLE_BELOW = 0.45
 """Before the Crawford game and in money play, no cube model doubles below this winning
-chance; the engine answers ``roll`` there without asking it."""
+chance while the cube is alive for the opponent; the engine answers ``roll`` there without
+asking it. Not where the cube already gives the opponent the match (a free redouble for the
+trailer: see :func:`dead_for_opponent`)."""
+
+
+def dead_for_opponent(state: MatchState, me: int) -> bool:
+    """In match play: winning this game at the present cube already gives my opponent the
+    match, so a redouble costs me nothing if I lose."""
+    return (state.match_length > 0
+            and state.cube_value >= state.match_length - state.score[1 - me])
 SHORT_BEAROFF_CHECKERS = 6
 """Bear-offs with at most this many checkers per side (gnubg's exact two-sided bear-off
 database covers 6 checkers on 6 points) get the look-ahead cube decision at 0-ply."""
@@ -262,7 +271,7 @@ class Engine:
             return "roll"
         if self._cube is not None and self.evaluator is not None:
             if (self.ply == 0 and self.probabilities(pos)[0] < NO_DOUBLE_BELOW
-                    and not state.post_crawford):
+                    and not state.post_crawford and not dead_for_opponent(state, me)):
                 return "roll"      # far below any doubling window: skip the cube model
             d = self._decision(pos, self._mine(state))
             return "double" if d.doubles else "roll"

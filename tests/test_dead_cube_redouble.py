@@ -5,8 +5,7 @@ below the 45 % under which the engine (and the server's one-kernel answer) retur
 without asking the cube model. gnubg 1.07 0-ply: cubeless 0.252 to win, cubeful no double
 -0.143, double/take +0.008. gbot's cube model: no double 0.209, double/take 0.246 MWC.
 
-Strict xfail until the 45 % shortcut is limited to where it holds (issue 11, part 4): then
-this test passes and the marker goes."""
+The 45 % shortcut now stops where the cube already gives the opponent the match."""
 
 from __future__ import annotations
 
@@ -36,7 +35,21 @@ def test_the_cube_model_redoubles() -> None:
     assert d.probabilities[0] < 0.3
 
 
-@pytest.mark.xfail(strict=True, reason="engine skips the cube model below 45 % (issue 11)")
 def test_the_engine_redoubles_at_0_ply() -> None:
     pos, st = _before_rolling()
     assert Engine().cube_action(pos, st) == "double"
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_the_server_redoubles(fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gnubg's question as a board line, answered by the one-kernel path and the general one."""
+    from gbot.protocols import gnubg_external as ge
+    from gbot.tournament.players import board_line
+
+    pos, st = _before_rolling()
+    st = dataclasses.replace(st, board=tuple(int(x) for x in pos.board))
+    me = st.player_on_roll
+    line = board_line(st, me, ("gbot", "gnubg"), "double_or_roll")
+    monkeypatch.setattr(ge, "_FAST", fast)
+    reply, _ = ge.handle_line(ge.Session(Engine()), line)
+    assert reply.strip() == "double"

@@ -164,7 +164,8 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
                          w1m, b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
             return FALLBACK
         win = probs[0, 0]
-    if win < no_double_below and not post:   # (after the Crawford game: the free double)
+    dead = length > 0 and fields[28] >= length - fields[34]   # the opponent's match at stake
+    if win < no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
     cls, pips = class_and_pips(board)
     if cls == BEAROFF or cls == OVER:
