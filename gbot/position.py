@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError
 from itertools import repeat
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -130,13 +131,12 @@ class Position:
     # --- plays ---------------------------------------------------------------------------
     def legal_plays(self, dice: Sequence[int], *, caucasian: bool = False) -> list[Play]:
         """Every legal play for ``dice``, one per distinct resulting position."""
-        from gbot.core import movegen as _mg
-
+        _mg = _movegen or _load_movegen()
         d = _fast_dice(dice)
         ws = _mg._workspace()
-        n = _mg.generate(self._board, d[0], d[1], bool(caucasian), ws.out, ws.steps, ws.table,
-                         ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS)
-        if ws.state[2]:
+        n = _mg.generate_packed(self._board, d[0], d[1], bool(caucasian),
+                                ws.i8, ws.i64)
+        if n < 0:
             raise RuntimeError("move generator workspace overflow")
         return Play._block(self, d, ws.out, ws.steps, n)
 
@@ -314,6 +314,18 @@ _set_src = _slot_setter("_src")
 _set_steps = _slot_setter("_steps")
 _set_position = _slot_setter("_position")
 _set_notation = _slot_setter("_notation")
+
+
+_movegen: ModuleType | None = None
+
+
+def _load_movegen() -> ModuleType:
+    """:mod:`gbot.core.movegen`, imported on first use (it loads numba)."""
+    global _movegen
+    from gbot.core import movegen
+
+    _movegen = movegen
+    return movegen
 
 
 def _fast_dice(dice: Sequence[int]) -> Dice:

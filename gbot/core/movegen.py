@@ -31,17 +31,33 @@ HASH_KEYS = _rng.integers(1, 2**62, size=(26, 32), dtype=np.int64)
 HASH_KEYS.setflags(write=False)
 
 
+_OUT_AT = 0
+_STEPS_AT = _OUT_AT + CAPACITY * 26
+_PATH_AT = _STEPS_AT + CAPACITY * 2 * MAX_STEPS
+_MARKS_AT = _PATH_AT + 2 * MAX_STEPS
+_I8_SIZE = _MARKS_AT + 26
+_HASHES_AT = 0
+_STATE_AT = _HASHES_AT + CAPACITY
+_TABLE_AT = _STATE_AT + 4
+_I64_SIZE = _TABLE_AT + TABLE_SIZE // 2
+
+
 class Workspace:
-    """Scratch arrays for the kernels, reused across calls of one thread."""
+    """Scratch arrays for the kernels, reused across calls of one thread.
+
+    The arrays are views of two buffers, ``i8`` and ``i64``, which :func:`generate_packed`
+    takes instead of the seven arrays (fewer arguments to check on each call from Python)."""
 
     def __init__(self) -> None:
-        self.out = np.zeros((CAPACITY, 26), dtype=np.int8)
-        self.steps = np.zeros((CAPACITY, 2 * MAX_STEPS), dtype=np.int8)
-        self.table = np.zeros(TABLE_SIZE, dtype=np.int32)
-        self.hashes = np.zeros(CAPACITY, dtype=np.int64)
-        self.state = np.zeros(4, dtype=np.int64)  # count, best score, overflow flag
-        self.path = np.zeros(2 * MAX_STEPS, dtype=np.int8)
-        self.marks = np.zeros(26, dtype=np.int8)
+        self.i8 = np.zeros(_I8_SIZE, dtype=np.int8)
+        self.i64 = np.zeros(_I64_SIZE, dtype=np.int64)
+        self.out = self.i8[_OUT_AT:_STEPS_AT].reshape(CAPACITY, 26)
+        self.steps = self.i8[_STEPS_AT:_PATH_AT].reshape(CAPACITY, 2 * MAX_STEPS)
+        self.path = self.i8[_PATH_AT:_MARKS_AT]
+        self.marks = self.i8[_MARKS_AT:_I8_SIZE]
+        self.hashes = self.i64[_HASHES_AT:_STATE_AT]
+        self.state = self.i64[_STATE_AT:_TABLE_AT]  # count, best score, overflow flag
+        self.table = self.i64[_TABLE_AT:_I64_SIZE].view(np.int32)
 
 
 @jit
@@ -455,6 +471,22 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
             table[slot] = 0
             slot = (slot + 1) & (TABLE_SIZE - 1)
     return int(n)
+
+
+@jit
+def generate_packed(board: Board, d1: int, d2: int, caucasian: bool,
+                    i8: npt.NDArray[np.int8], i64: npt.NDArray[np.int64]) -> int:
+    """:func:`generate` on a :class:`Workspace`'s two buffers (results in its ``out`` and
+    ``steps``); returns the number of results, or -1 when the workspace overflowed."""
+    out = i8[_OUT_AT:_STEPS_AT].reshape((CAPACITY, 26))
+    steps = i8[_STEPS_AT:_PATH_AT].reshape((CAPACITY, 2 * MAX_STEPS))
+    state = i64[_STATE_AT:_TABLE_AT]
+    n = generate(board, d1, d2, caucasian, out, steps, i64[_TABLE_AT:_I64_SIZE].view(np.int32),
+                 i64[_HASHES_AT:_STATE_AT], state, i8[_PATH_AT:_MARKS_AT],
+                 i8[_MARKS_AT:_I8_SIZE], HASH_KEYS)
+    if state[2]:
+        return -1
+    return n
 
 
 @jit
