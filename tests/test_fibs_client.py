@@ -1098,7 +1098,7 @@ def test_crawford_game_on_a_server_that_neither_prompts_nor_rolls() -> None:
     bob = FibsBot(BotConfig("bob", delay=0, settle=0.1, max_matches=1), StubEngine(), "pb")
     try:
         with bot_running(alice, srv.port) as ra, bot_running(bob, srv.port) as rb:
-            assert srv.wait_for(lambda: bool(srv.results), 90), srv.history[-5:]
+            assert srv.wait_for(lambda: bool(srv.results), 240), srv.history[-5:]
         assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
         assert srv.silent_turns > 4
         res = srv.results[0]
@@ -1118,25 +1118,28 @@ def _restart_mid_match(srv: FibsServer, make: Callable[[], tuple[FibsBot, FibsBo
     with bot_running(alice, srv.port, store=st.get("alice")) as ra, \
             bot_running(bob, srv.port, store=st.get("bob")) as rb:
         assert srv.wait_for(lambda: "alice" in srv.matches and
-                            srv.matches["alice"].state.turn >= 6, 60)
+                            srv.matches["alice"].state.turn >= 6, 180)
         ra.stop.set()
         rb.stop.set()
-        assert srv.wait_for(lambda: not srv.online(), 30)
+        assert srv.wait_for(lambda: not srv.online(), 60)
     assert srv.saved and not srv.matches
     return make()
 
 
 def _finish(srv: FibsServer, alice: FibsBot, bob: FibsBot,
             stores: dict[str, Any] | None = None) -> None:
+    # a command in flight when the first bot stopped may have met "You're not playing":
+    # only the second run's lines are checked for errors
+    mark = {n: len(srv.sent_to(n)) for n in ("alice", "bob")}
     st = stores or {}
     with bot_running(alice, srv.port, store=st.get("alice")) as ra, \
             bot_running(bob, srv.port, store=st.get("bob")) as rb:
-        assert srv.wait_for(lambda: bool(srv.results), 120), srv.history[-5:]
+        assert srv.wait_for(lambda: bool(srv.results), 240), srv.history[-5:]
     assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
     assert [h[0] for h in srv.history].count("resume") == 1
     assert srv.results[0].length == 3 and srv.results[0].score[0] == 3
     for name in ("alice", "bob"):       # a server without 'show' says so; nothing else
-        assert [e for e in _errors(srv.sent_to(name)) if "'show'" not in e] == []
+        assert [e for e in _errors(srv.sent_to(name)[mark[name]:]) if "'show'" not in e] == []
 
 
 def test_restarted_bots_resume_the_saved_match_from_show_saved() -> None:

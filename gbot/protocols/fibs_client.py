@@ -1019,6 +1019,14 @@ class _Saver:
             self.store.save(self.last)
 
 
+def _readable(sock: socket.socket) -> bool:
+    """Whether input is waiting on ``sock`` (False on a socket error: the read reports it)."""
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
 def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
              clock: Callable[[], float], saver: _Saver | None = None) -> None:
     """Serve one connection until it closes (or the bot has logged out)."""
@@ -1027,6 +1035,7 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
     sock.setblocking(False)
     stop_sent = False
     bye_at: float | None = None
+    last_tick = -1e9
     while True:
         now = clock()
         if stop.is_set() and not stop_sent:
@@ -1036,7 +1045,11 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
             bye_at = now
         if bye_at is not None and now - bye_at > 5.0:
             return                                  # the server did not close: we do
-        out.add(now, bot.tick(now))
+        # timers run on a drained socket: a late process must not act on a board that
+        # lines already waiting (a roll, a prompt) have made stale
+        if now - last_tick > 2.0 or not _readable(sock):
+            last_tick = now
+            out.add(now, bot.tick(now))
         if saver is not None:
             saver.check()
         for text in out.due(now):
