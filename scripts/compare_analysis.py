@@ -53,7 +53,8 @@ def gnubg_analysis(path: str, ply: int) -> dict[str, object]:
 
 
 def _very_bad(text: str) -> list[tuple[int, str, str]]:
-    """(game number, position ID, dice) of each move gnubg's text export marks very bad."""
+    """(game number, position ID, mark) of each move gnubg's text export marks doubtful, bad
+    or very bad."""
     found = []
     game = 0
     pid = ""
@@ -64,8 +65,9 @@ def _very_bad(text: str) -> list[tuple[int, str, str]]:
         m = re.search(r"Position ID:\s*(\S+)", line)
         if m:
             pid = m.group(1)
-        if re.search(r"very bad move", line, re.I):
-            found.append((game, pid, ""))
+        m = re.search(r"Alert: (doubtful|bad|very bad) move", line, re.I)
+        if m:
+            found.append((game, pid, m.group(1).lower()))
     return found
 
 
@@ -104,8 +106,7 @@ def main() -> None:
     with cf.ProcessPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(_one, [(f, a.ply) for f in a.files]))
     gx, bx, gc, bc = [], [], [], []
-    conflicts = 0
-    n_vb = 0
+    marked: dict[str, list[int]] = {"doubtful": [0, 0], "bad": [0, 0], "very bad": [0, 0]}
     for r in rows:
         g, b = r["gnubg"], r["gbot"]
         by_name = {n: i for i, n in enumerate(b["names"])}  # type: ignore[index]
@@ -118,14 +119,15 @@ def main() -> None:
             print(f"{Path(str(r['file'])).name:<10s} {name:<8s} gnubg {gx[-1]:6.1f} mEMG "
                   f"{gc[-1]:6.3f} EMG   gbot {bx[-1]:6.1f} mEMG {bc[-1]:6.3f} EMG")
         best = set(b["best_ids"])  # type: ignore[arg-type]
-        for _, pid, _ in g["very_bad"]:  # type: ignore[attr-defined]
-            n_vb += 1
-            conflicts += pid in best
+        for _, pid, how in g["very_bad"]:  # type: ignore[attr-defined]
+            marked[how][0] += 1
+            marked[how][1] += pid in best
     print(f"\n{len(rows)} files, {len(gx)} player figures at {a.ply}-ply")
     print(f"correlation of error rates (mEMG/decision): {_pearson(gx, bx):.3f}")
     print(f"correlation of checker error totals (EMG):  {_pearson(gc, bc):.3f}")
-    print(f"moves gnubg marks very bad: {n_vb}; of those gbot calls best: {conflicts} "
-          "(matched by the position before the move)")
+    for how, (n, same) in marked.items():
+        print(f"moves gnubg marks {how}: {n}; of those gbot calls best: {same} "
+              "(matched by the position before the move)")
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
     sys.exit(0)

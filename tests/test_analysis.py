@@ -124,3 +124,17 @@ def test_match_analysis_reports_mwc() -> None:
     a = analyse(rec, ply=0)
     assert any(d.error_mwc is not None and d.error_mwc > 0 for d in a.decisions)
     assert 0.0 <= a.luck_adjusted() <= 1.0 or abs(a.luck_adjusted()) < 2.0
+
+
+def test_gnubg_sgf_reads_as_its_mat_export() -> None:
+    from pathlib import Path
+
+    from gbot import matfile
+
+    data = Path(__file__).parent / "data"
+    # gnubg 1.07 saved this gbot-vs-gnubg match as .sgf (with its analysis properties) and
+    # exported it as .mat
+    a = sgf_read.read(data / "gnubg_3pt.sgf")
+    b = matfile.read(data / "gnubg_3pt.mat")
+    assert _actions(a) == _actions(b) and len(a.games) == 3
+    assert a.names == b.names == ("gbot", "gnubg") and a.final_score == b.final_score
