@@ -28,15 +28,16 @@ WARM_PLY = 1
 
 
 def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
-    """Whether numba's cache holds an index for each of ``modules`` that is newer than its
-    source (False on a first run after installing or changing the code)."""
+    """Whether numba's cache holds, for each of ``modules``, an index newer than its source
+    (False on a first run after installing or changing the code)."""
     cache = CORE / "__pycache__"
     for name in modules:
         src = CORE / f"{name}.py"
         if not src.exists():
             continue
+        # indexes of functions that moved or went away stay behind: the newest one counts
         indexes = list(cache.glob(f"{name}.*.nbi"))
-        if not indexes or min(p.stat().st_mtime for p in indexes) < src.stat().st_mtime:
+        if not indexes or max(p.stat().st_mtime for p in indexes) < src.stat().st_mtime:
             return False
     return True
 

@@ -32,6 +32,10 @@ def test_cache_index_older_than_source_or_missing_is_cold(tmp_path: Path,
     index.write_text("")
     os.utime(src, (1_000, 1_000))
     assert warmup.kernels_cached(("movegen",))
+    stale = tmp_path / "__pycache__" / "movegen.gone-9.py311.nbi"
+    stale.write_text("")
+    os.utime(stale, (10, 10))
+    assert warmup.kernels_cached(("movegen",))       # a left-over index does not count
     os.utime(index, (10, 10))
     assert not warmup.kernels_cached(("movegen",))
     assert warmup.kernels_cached(("not_a_module",))
