@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import queue
 import signal
 import socket
 import threading
@@ -78,6 +79,26 @@ def parse_address(text: str) -> Address:
     return Address(host=host or "127.0.0.1", port=int(port))
 
 
+class _Slots:
+    """At most ``n`` holders at once, as a context manager: a semaphore over a C-level queue
+    of tokens (``threading``'s semaphore runs a Python condition on every request)."""
+
+    __slots__ = ("_get", "_put")
+
+    def __init__(self, n: int) -> None:
+        tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
+        for _ in range(n):
+            tokens.put(None)
+        self._get = tokens.get
+        self._put = tokens.put
+
+    def __enter__(self) -> None:
+        self._get()
+
+    def __exit__(self, *exc: object) -> None:
+        self._put(None)
+
+
 class Server:
     """A threaded server answering gnubg's external-player protocol with ``engine``.
 
@@ -113,7 +134,7 @@ class Server:
         self.checkers = checkers
         self.workers = workers or os.cpu_count() or 1
         self._sock: socket.socket | None = None
-        self._lock = threading.BoundedSemaphore(self.workers)   # engine work at once
+        self._lock = _Slots(self.workers)   # engine work at once
         self._conns: dict[int, socket.socket] = {}
         self._conns_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
