@@ -21,6 +21,7 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -106,7 +107,8 @@ def main() -> None:
           + ", ".join(f"{k} {kinds.count(k):,}" for k in MIX))
 
     t_api, res = best_of(args.repeat, lambda: movegen.legal_boards_batch(boards, dice))
-    results, offsets = res  # type: ignore[misc]
+    assert isinstance(res, tuple)
+    offsets: npt.NDArray[np.int64] = res[1]
     counts = np.diff(offsets)
     total = int(counts.sum())
     print(f"gbot legal_boards_batch: {total:,} plays, {t_api:.3f} s, "
@@ -128,7 +130,7 @@ def main() -> None:
     for k in MIX:
         sel = np.array([x == k for x in kinds])
         bk, dk = np.ascontiguousarray(boards[sel]), np.ascontiguousarray(dice[sel])
-        tk, _ = best_of(args.repeat, lambda b=bk, d=dk: kernel(b, d))
+        tk, _ = best_of(args.repeat, functools.partial(kernel, bk, dk))
         print(f"  {k:8s}: {tk / sel.sum() * 1e6:6.2f} us/pair, "
               f"{counts[sel].mean():5.1f} plays/pair")
 
