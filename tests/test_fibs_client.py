@@ -1065,11 +1065,12 @@ def test_verbose_is_debug_for_gbot_loggers_only(tmp_path: Path,
     monkeypatch.setattr(fc, "run_bot", fake_run)
     monkeypatch.setenv("GBOT_FIBS_PASSWORD", "pw")
     log_file = tmp_path / "bot.log"
+    before = logging.getLogger("gbot").level      # another command may have set it earlier
     res = CliRunner().invoke(main, ["fibs", "--user", "gbot", "-v", "--log", str(log_file)])
     assert res.exit_code == 0, res.output
     text = log_file.read_text()
     assert "GBOT-DETAIL" in text and "NUMBA-NOISE" not in text
-    assert logging.getLogger("gbot").level == logging.NOTSET      # restored afterwards
+    assert logging.getLogger("gbot").level == before      # restored afterwards
 
 
 def test_bad_log_path_is_one_line_error() -> None:
