@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from gbot.match import MAX_MATCH_LENGTH
+
 __all__ = ["tournament"]
 
 _PLAYERS_HELP = """\
@@ -27,7 +29,7 @@ grandmaster."""
 @click.option("--scheme", type=click.Choice(["head-to-head", "round-robin", "gauntlet"]),
               default=None, help="Who meets whom (default: head-to-head for two players, "
               "else round-robin). Gauntlet: the first player against each other one.")
-@click.option("--length", type=click.IntRange(0, 99), default=0, show_default=True,
+@click.option("--length", type=click.IntRange(0, MAX_MATCH_LENGTH), default=0, show_default=True,
               help="Match length in points; 0 plays money games.")
 @click.option("-n", "--games", type=click.IntRange(1), default=100, show_default=True,
               help="Games (money) or matches per pairing; even with duplicate dice.")

@@ -179,3 +179,14 @@ def test_tournament_failure_before_any_game_does_not_offer_resume(tmp_path: Path
         assert "resume" not in line
     finally:
         srv.close()
+
+
+def test_tournament_length_beyond_gnubg_is_refused() -> None:
+    from click.testing import CliRunner
+
+    from gbot.cli import main
+    from gbot.match import MAX_MATCH_LENGTH
+
+    res = CliRunner().invoke(main, ["tournament", "gbot", "random", "--length",
+                                    str(MAX_MATCH_LENGTH + 1)])
+    assert res.exit_code == 2 and "--length" in res.output
