@@ -40,11 +40,11 @@ from typing import Any, TextIO
 import gbot
 from gbot.errors import GbotError
 from gbot.match import CENTRE, MatchState, Rules
+from gbot.match import MAX_MATCH_LENGTH as MAX_LENGTH
 from gbot.position import Play, Position
 
 __all__ = ["UbgiError", "UbgiSession", "move_payload", "run_session"]
 
-MAX_LENGTH = 64
 MAX_LINE = 1024
 VARIANTS = ("backgammon", "nackgammon", "hypergammon")
 

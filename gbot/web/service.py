@@ -27,7 +27,7 @@ from typing import Any
 import gbot
 from gbot.engine import Engine
 from gbot.errors import GbotError
-from gbot.match import CENTRE, MatchState, Rules
+from gbot.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
 from gbot.position import Play, Position
 
 __all__ = [
@@ -43,8 +43,6 @@ __all__ = [
     "parse_rules",
 ]
 
-MAX_MATCH_LENGTH = 64
-"""Longest match the API answers for (the match equity table is extrapolated beyond 25)."""
 MAX_PLY = 2
 """Deepest look-ahead a request may ask for (the bound on its running time)."""
 MAX_CHECKERS = 15
