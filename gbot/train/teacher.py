@@ -26,6 +26,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.train.label import prepare
+
+__all__ = ["EQUITY", "TEACHERS", "close_candidates", "make_teacher", "prepare", "run"]
+
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 TEACHERS = ("gnubg-nn", "gbot", "bgsage")
 
@@ -52,22 +56,6 @@ def close_candidates(folders: list[Path], margin: float
             boards.append(b[keep])
             played.append(f[keep])
     return np.concatenate(boards).astype(np.int8), np.concatenate(played)
-
-
-def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int) -> int:
-    """Fix the positions to label (de-duplicated, shuffled); keeps an existing choice."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "positions.npz"
-    if path.exists():
-        with np.load(path) as z:
-            return int(z["boards"].shape[0])
-    keys = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).ravel()
-    _, first = np.unique(keys, return_index=True)
-    idx = np.random.default_rng(seed).permutation(np.sort(first))[:limit]
-    tmp = out / "positions.tmp.npz"
-    np.savez_compressed(tmp, boards=boards[idx].astype(np.int8))
-    tmp.replace(path)
-    return int(idx.shape[0])
 
 
 _WORKER: dict[str, Any] = {}
