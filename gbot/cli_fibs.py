@@ -58,6 +58,9 @@ def _invite(value: str) -> tuple[str, int]:
 @click.option("--state-file", type=click.Path(dir_okay=False), default=None,
               help="Keep the saved matches in this JSON file, so that a restarted bot "
                    "invites their opponents even on a server without 'show saved'.")
+@click.option("--record-dir", type=click.Path(file_okay=False), default=None,
+              help="Write every match played (from 0-0) as .mat and .sgf files into this "
+                   "folder, at its end or when it is saved.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               callback=check_log_file, help="Also write the log to this file.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every line sent and received "
@@ -66,7 +69,7 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
          max_length: int, unlimited: bool, allow: tuple[str, ...], deny: tuple[str, ...],
          invites: tuple[str, ...], greeting: str, delay: float, max_matches: int,
          reconnect_tries: int, no_resign: bool, keepalive: float, state_file: str | None,
-         log_file: str | None, verbose: bool) -> None:
+         record_dir: str | None, log_file: str | None, verbose: bool) -> None:
     """Play on FIBS (or a compatible server) as a bot account.
 
     Logs in with CLIP, sets boardstyle 3, turns ready on and notices off, accepts invitations
@@ -90,7 +93,7 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
         user=user, client_name=client_name, max_length=max_length, unlimited=unlimited,
         allow=frozenset(allow), deny=frozenset(deny), greeting=greeting, delay=delay,
         invites=tuple(_invite(v) for v in invites), max_matches=max_matches,
-        keepalive=keepalive, resign=not no_resign)
+        keepalive=keepalive, resign=not no_resign, record_dir=record_dir or "")
     with command_logging(verbose, log_file, "%(asctime)s %(levelname)s %(message)s"):
         engine = Engine(ply=ply)
         bot = FibsBot(config, engine, password)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from gbot.protocols import clip
 from gbot.protocols.fibs_board import FibsBoard
+from gbot.protocols.fibs_record import MatchRecorder
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
@@ -133,6 +134,9 @@ class BotConfig:
     (that side invites first when it is a bot too)."""
     resign: bool = True
     """Offer resignations when the engine says the game is lost."""
+    record_dir: str = ""
+    """Write each match played (from its start at 0-0) as ``.mat`` and ``.sgf`` into this
+    folder when it ends or is saved; empty = no records."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,9 @@ class FibsBot:
         self.malformed = 0
         self.logins = 0
         self.decisions: deque[Decision] = deque(maxlen=5000)
+        self.recorder: MatchRecorder | None = None
+        self.records: list[Path] = []
+        """The match files written (see :attr:`BotConfig.record_dir`)."""
         self._left_at: dict[str, float] = {}
         self._invited_at: dict[str, float] = {}
         self._invite_wait: dict[str, float] = {}
@@ -265,6 +272,7 @@ class FibsBot:
             log.info("connection lost during the match with %s; it is saved",
                      self.match.opponent)
             self.match = None
+            self._write_record()
         self.need = None
 
     def request_stop(self, reason: ExitReason = ExitReason.FINISHED) -> list[Send]:
@@ -515,6 +523,8 @@ class FibsBot:
         self.board = None
         self._resyncs = 0
         self._game_ended = False
+        self.recorder = MatchRecorder(self.config.user) \
+            if self.config.record_dir and not resumed else None
         if length is None:
             log.info("resumed the saved match with %s", name)
         else:
@@ -600,6 +610,8 @@ class FibsBot:
             opp = fb.names[1] if fb.names[0] == "You" else fb.names[0]
             self.match = _Match(opp, fb.match_length)
             self.saved.pop(opp, None)
+        if self.recorder is not None and self.match is not None:
+            self.recorder.board(fb)
         if self._resync and fb.me_player1:
             self._resync = False
             need: Need | None = {"move": Need.MOVE, "take_or_drop": Need.TAKE,
@@ -773,7 +785,9 @@ class FibsBot:
         return []
 
     # --- game and match end -------------------------------------------------------------
-    def _game_over(self, text: str) -> list[Send]:
+    def _game_over(self, text: str, winner: str, points: int, how: str) -> list[Send]:
+        if self.recorder is not None and not self._game_ended:
+            self.recorder.game_over(winner, points, how)
         self.need = None
         self._resign_waiting = None
         self._game_ended = True
@@ -785,13 +799,19 @@ class FibsBot:
         return []
 
     def _on_game_won(self, ev: clip.GameWon) -> list[Send]:
-        return self._game_over(ev.line())
+        return self._game_over(ev.line(), ev.name or "You", ev.points, "bearoff")
 
     def _on_give_up(self, ev: clip.GiveUp) -> list[Send]:
-        return self._game_over(ev.line())
+        return self._game_over(ev.line(), ev.winner or "You", ev.points, "drop")
 
     def _on_resign_accepted(self, ev: clip.ResignAccepted) -> list[Send]:
-        return self._game_over(ev.line())
+        return self._game_over(ev.line(), ev.name or "You", ev.points, "resign")
+
+    def _write_record(self) -> None:
+        """Write the match record, if one is kept, and stop keeping it."""
+        rec, self.recorder = self.recorder, None
+        if rec is not None:
+            self.records += rec.write(self.config.record_dir)
 
     def _on_score(self, ev: clip.Score) -> list[Send]:
         if self.match is not None:
@@ -816,6 +836,7 @@ class FibsBot:
         self.matches_played += 1
         self.match = None
         self.need = None
+        self._write_record()
         log.info("match over: %s the %d point match against %s %d-%d",
                  "won" if result.won else "lost", ev.length, opp, *score)
         if self.config.max_matches and self.matches_played >= self.config.max_matches:
@@ -840,6 +861,7 @@ class FibsBot:
         self._remember_saved(name, self.match.length)
         self.match = None
         self.need = None
+        self._write_record()
         if left:
             self._left_at[name] = self._now
         log.info("%s", text)
@@ -849,6 +871,7 @@ class FibsBot:
         if self.match is not None:
             self._remember_saved(self.match.opponent, self.match.length)
             self.match = None
+            self._write_record()
         return []
 
     def _on_goodbye(self, _ev: clip.Goodbye) -> list[Send]:

@@ -1,0 +1,82 @@
+"""Match records of the FIBS bot (gbot.protocols.fibs_record): two bots play on the local
+server, each writes the match from the boards it saw; the files replay through the .mat
+reader to the server's final score and gnubg imports them."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gbot import matfile
+from gbot.engine import Engine
+from gbot.protocols.fibs_client import BotConfig, ExitReason, FibsBot
+from gbot.protocols.fibs_record import MatchRecorder, file_stem
+from gbot.testing.fibs_server import FibsServer
+from tests.conftest import gnubg_binary
+from tests.test_fibs_client import T_RACE, bot_running, fibs_line
+
+
+def _play_match(tmp_path: Path, seed: int, length: int) -> tuple[FibsServer, FibsBot, FibsBot]:
+    engine = Engine(ply=0)
+    srv = FibsServer({"alice": "pa", "bob": "pb"}, seed=seed).start()
+    alice = FibsBot(BotConfig("alice", delay=0, invites=(("bob", length),), max_matches=1,
+                              record_dir=str(tmp_path / "a")), engine, "pa")
+    bob = FibsBot(BotConfig("bob", delay=0, max_matches=1, record_dir=str(tmp_path / "b")),
+                  engine, "pb")
+    try:
+        with bot_running(alice, srv.port) as ra, bot_running(bob, srv.port) as rb:
+            assert srv.wait_for(lambda: bool(srv.results), timeout=240)
+        assert ra.rc is ExitReason.FINISHED and rb.rc is ExitReason.FINISHED
+    finally:
+        srv.stop()
+    return srv, alice, bob
+
+
+def test_both_bots_record_the_match_they_play(tmp_path: Path) -> None:
+    srv, alice, bob = _play_match(tmp_path, seed=5, length=3)
+    res = srv.results[0]
+    texts = []
+    for bot, sub in ((alice, "a"), (bob, "b")):
+        assert bot.recorder is None and not [r for r in bot.records if r.parent.name != sub]
+        mats = sorted((tmp_path / sub).glob("*.mat"))
+        assert len(mats) == 1 and len(list((tmp_path / sub).glob("*.sgf"))) == 1
+        assert mats[0].name.endswith("_3p.mat") and "alice" in mats[0].name
+        rec = matfile.read(mats[0])          # replays every move through the referee
+        final = dict(zip(rec.names, rec.final_score, strict=True))
+        assert set(rec.names) == {"alice", "bob"}
+        assert (final[res.winner], final[res.loser]) == res.score
+        games = [h for h in srv.history if h[0] == "game"]
+        assert len(rec.games) == len(games)
+        texts.append(mats[0].read_text())
+    # both sides saw the same match: the files differ at most in the file name
+    assert texts[0] == texts[1]
+    binary = gnubg_binary()
+    if binary is None:
+        pytest.skip("gnubg is not installed: the import is not checked")
+    mat = sorted((tmp_path / "a").glob("*.mat"))[0]
+    sgf = mat.with_suffix(".sgf")
+    n0, n1 = matfile.read(mat).names
+    rec = matfile.read(mat)
+    for cmd in (f"import mat {mat}", f"load match {sgf}"):
+        out = subprocess.run([binary, "-t", "-q"], input=f"{cmd}\nshow score\n", text=True,
+                             capture_output=True, timeout=120).stdout
+        want = f"{n0} {rec.final_score[0]}, {n1} {rec.final_score[1]} (match to 3 points"
+        assert want in out, out[-800:]
+
+
+def test_record_off_by_default_and_mid_match_start_is_not_recorded(tmp_path: Path) -> None:
+    bot = FibsBot(BotConfig("gbot", delay=0), Engine(ply=0), "x")
+    bot.handle_line("** Player alice has joined you for a 5 point match.")
+    assert bot.recorder is None
+    rec = MatchRecorder("gbot")
+    from gbot.protocols.fibs_board import parse_fibs_board
+    rec.board(parse_fibs_board(fibs_line(T_RACE, (3, 1), score=(2, 1)), "fibs"))
+    assert rec.broken and rec.write(tmp_path) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_file_stem() -> None:
+    assert file_stem(0.0, ("al/ice", "bob"), 5) == "1970-01-01_000000_al_ice-bob_5p"
+    assert file_stem(86400.0, ("a", "b"), 0) == "1970-01-02_000000_a-b_money"
