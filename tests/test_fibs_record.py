@@ -11,6 +11,7 @@ import pytest
 
 from gbot import matfile
 from gbot.engine import Engine
+from gbot.match import GameState
 from gbot.protocols.fibs_client import BotConfig, ExitReason, FibsBot
 from gbot.protocols.fibs_record import MatchRecorder, file_stem
 from gbot.testing.fibs_server import FibsServer
@@ -80,3 +81,38 @@ def test_record_off_by_default_and_mid_match_start_is_not_recorded(tmp_path: Pat
 def test_file_stem() -> None:
     assert file_stem(0.0, ("al/ice", "bob"), 5) == "1970-01-01_000000_al_ice-bob_5p"
     assert file_stem(86400.0, ("a", "b"), 0) == "1970-01-02_000000_a-b_money"
+
+
+def test_a_saved_match_is_written_as_far_as_it_was_played(tmp_path: Path) -> None:
+    """bob's connection is cut mid-match: both bots write what was played so far (bob when
+    the connection drops, alice when the server says the match is saved); the resumed rest,
+    which starts mid-way, writes nothing more."""
+    engine = Engine(ply=0)
+    srv = FibsServer({"alice": "pa", "bob": "pb"}, seed=3).start()
+    alice = FibsBot(BotConfig("alice", delay=0, invites=(("bob", 3),), max_matches=1,
+                              record_dir=str(tmp_path / "a")), engine, "pa")
+    bob = FibsBot(BotConfig("bob", delay=0, max_matches=1, record_dir=str(tmp_path / "b")),
+                  engine, "pb")
+    try:
+        with bot_running(alice, srv.port), bot_running(bob, srv.port):
+            assert srv.wait_for(lambda: "alice" in srv.matches and
+                                srv.matches["alice"].state.turn >= 7, 120)
+            with srv._lock:
+                at_drop = srv.matches["alice"].state
+                srv.drop("bob")
+            assert srv.wait_for(lambda: bool(srv.results), 240)
+    finally:
+        srv.stop()
+    texts = []
+    for sub in ("a", "b"):
+        mats = list((tmp_path / sub).glob("*.mat"))
+        assert len(mats) == 1
+        rec = matfile.read(mats[0])
+        assert len(rec.games) == at_drop.game_number + 1
+        last = rec.games[-1]
+        assert last.how == GameState.PLAYING and last.winner < 0     # not over
+        assert dict(zip(rec.names, last.score, strict=True)) == {
+            "alice": at_drop.score[0], "bob": at_drop.score[1]}
+        assert sum(a.kind == "move" for a in last.actions) >= 1
+        texts.append(mats[0].read_text())
+    assert texts[0] == texts[1]
