@@ -829,13 +829,15 @@ def _gbot_fibs(port: int, *args: str, password: str = "pg") -> subprocess.Popen[
         stderr=subprocess.PIPE, text=True)
 
 
-def test_gbot_fibs_command_plays_a_match() -> None:
-    """``gbot fibs`` in its own process plays a match and exits 0; SIGTERM logs out (5)."""
+def test_gbot_fibs_command_plays_a_match(tmp_path: Path) -> None:
+    """``gbot fibs`` in its own process plays a match and exits 0 (``--record-dir``: the
+    match file replays to the final score); SIGTERM logs out (5)."""
     srv = FibsServer({"gbot": "pg", "carol": "pc"}, seed=4, ready=["gbot"]).start()
     carol = FibsBot(BotConfig("carol", delay=0, invites=(("gbot", 3),), max_matches=1),
                     Engine(ply=0), "pc")
     try:
-        proc = _gbot_fibs(srv.port, "--max-matches", "1", "--greeting", "Hello from gbot")
+        proc = _gbot_fibs(srv.port, "--max-matches", "1", "--greeting", "Hello from gbot",
+                          "--record-dir", str(tmp_path / "rec"))
         with bot_running(carol, srv.port) as rc:
             assert srv.wait_for(lambda: bool(srv.results), 180)
         out, err = proc.communicate(timeout=60)
@@ -847,6 +849,11 @@ def test_gbot_fibs_command_plays_a_match() -> None:
         assert res.length == 3 and "gbot" in (res.winner, res.loser)
         assert (f"won 3-point match against carol {res.score[0]}-{res.score[1]}" in err) == \
             (res.winner == "gbot")
+        from gbot import matfile
+        (mat,) = (tmp_path / "rec").glob("*_carol-gbot_3p.mat")
+        rec = matfile.read(mat)
+        assert dict(zip(rec.names, rec.final_score, strict=True)) == {
+            res.winner: res.score[0], res.loser: res.score[1]}
         # a second run, stopped by SIGTERM while waiting for invitations
         proc = _gbot_fibs(srv.port)
         assert srv.wait_for(lambda: srv.sent_to("gbot").count(
