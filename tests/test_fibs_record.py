@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gbot import matfile
+from gbot.core.board import START
 from gbot.engine import Engine
+from gbot.errors import FibsBoardError
 from gbot.match import GameState
+from gbot.position import Position
+from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
 from gbot.protocols.fibs_client import BotConfig, ExitReason, FibsBot
 from gbot.protocols.fibs_record import MatchRecorder, file_stem
 from gbot.testing.fibs_server import FibsServer
@@ -72,7 +79,6 @@ def test_record_off_by_default_and_mid_match_start_is_not_recorded(tmp_path: Pat
     bot.handle_line("** Player alice has joined you for a 5 point match.")
     assert bot.recorder is None
     rec = MatchRecorder("gbot")
-    from gbot.protocols.fibs_board import parse_fibs_board
     rec.board(parse_fibs_board(fibs_line(T_RACE, (3, 1), score=(2, 1)), "fibs"))
     assert rec.broken and rec.write(tmp_path) == []
     assert list(tmp_path.iterdir()) == []
@@ -116,3 +122,84 @@ def test_a_saved_match_is_written_as_far_as_it_was_played(tmp_path: Path) -> Non
         assert sum(a.kind == "move" for a in last.actions) >= 1
         texts.append(mats[0].read_text())
     assert texts[0] == texts[1]
+
+
+def _board(pos: Position, dice: tuple[int, int], mine: bool, score: tuple[int, int] = (0, 0),
+           **kw: Any) -> FibsBoard:
+    """A FIBS board line for gbot ("You") against alice, decoded; ``pos`` seen by the actor."""
+    return parse_fibs_board(fibs_line(pos, dice, mine=mine, colour=1 if mine else -1,
+                                      score=score, length=3, **kw), "fibs")
+
+
+def test_record_follows_hand_checked_boards_and_stops_at_an_impossible_one() -> None:
+    """alice opens 31 with 8/5 6/5, gbot rolls 42 and plays 8/4 6/4: the record holds exactly
+    those plays, in the .mat notation; a board that no play of alice's 66 gives stops it."""
+    start = Position(START)
+    a1 = start.play_from_text("8/5 6/5", (3, 1))
+    g1 = a1.position.swapped().play_from_text("8/4 6/4", (4, 2))
+    rec = MatchRecorder("gbot")
+    for fb in (_board(start, (3, 1), mine=False),
+               _board(a1.position.swapped(), (0, 0), mine=True),
+               _board(a1.position.swapped(), (4, 2), mine=True),
+               _board(g1.position.swapped(), (6, 6), mine=False)):
+        rec.board(fb)
+        rec.board(fb)                     # a repeated board changes nothing
+    assert not rec.broken and rec.record is not None
+    assert rec.record.names == ("alice", "gbot")
+    acts = [(a.kind, a.player, a.dice) for a in rec.record.games[0].actions]
+    assert acts == [("roll", 0, (3, 1)), ("move", 0, (3, 1)), ("roll", 1, (4, 2)),
+                    ("move", 1, (4, 2)), ("roll", 0, (6, 6))]
+    text = matfile.dumps(rec.record)
+    assert "  1) 31: 8/5 6/5".ljust(33) + "42: 8/4 6/4" in text
+    # alice cannot reach the opening position again with 66
+    rec.board(_board(start, (0, 0), mine=True))
+    assert "no legal play" in rec.broken
+    assert len(rec.record.games[0].actions) == 5
+
+
+def test_cube_and_drop_from_the_doublers_side() -> None:
+    """The doubler sees no board of its own double: a drop message still records the double
+    and the drop, and the winner scores the cube's value."""
+    start = Position(START)
+    a1 = start.play_from_text("8/5 6/5", (3, 1))
+    rec = MatchRecorder("gbot")
+    rec.board(_board(start, (3, 1), mine=False))
+    rec.board(_board(a1.position.swapped(), (0, 0), mine=True))
+    rec.game_over("You", 1, "drop")                    # gbot doubled, alice gave up
+    assert not rec.broken and rec.record is not None
+    kinds = [(a.kind, a.player) for a in rec.record.games[0].actions]
+    assert kinds[-3:] == [("double", 1), ("drop", 0), ("win", 1)]
+    assert rec.record.games[0].winner == 1 and rec.record.games[0].points == 1
+    # the server's next game at 0-1 starts a second game in the record
+    rec.board(_board(start, (5, 2), mine=True, score=(1, 0)))
+    assert len(rec.record.games) == 2 and not rec.broken
+    # a winner who is not a player stops it
+    rec.game_over("mallory", 1, "resign")
+    assert "not a player" in rec.broken
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2, 3]), st.sampled_from(
+    [(0, 0), (3, 1), (6, 6), (5, 2), (2, 1)]), st.booleans(),
+    st.sampled_from([(0, 0), (1, 0), (0, 2)])), max_size=25),
+    st.lists(st.tuples(st.sampled_from(["You", "alice", "bob"]), st.integers(-1, 9),
+                       st.sampled_from(["bearoff", "drop", "resign"])), max_size=4))
+def test_any_board_sequence_is_followed_or_stops_cleanly(
+        boards: list[tuple[int, tuple[int, int], bool, tuple[int, int]]],
+        ends: list[tuple[str, int, str]]) -> None:
+    """Shuffled, repeated and contradictory boards and game ends: never an exception, and
+    whatever was recorded writes as a .mat that reads back."""
+    start = Position(START)
+    a1 = start.play_from_text("8/5 6/5", (3, 1))
+    positions = [start, a1.position, a1.position.swapped(), start.swapped()]
+    rec = MatchRecorder("gbot")
+    for i, (p, dice, mine, score) in enumerate(boards):
+        try:
+            fb = _board(positions[p], dice, mine, score)
+        except FibsBoardError:        # a line FIBS could not send (the helper refuses it)
+            continue
+        rec.board(fb)
+        if ends and i % 7 == 6:
+            rec.game_over(*ends.pop())
+    if rec.record is not None and rec.record.games:
+        matfile.loads(matfile.dumps(rec.record))

@@ -611,7 +611,7 @@ class FibsBot:
             self.match = _Match(opp, fb.match_length)
             self.saved.pop(opp, None)
         if self.recorder is not None and self.match is not None:
-            self.recorder.board(fb)
+            self._recording(lambda r: r.board(fb))
         if self._resync and fb.me_player1:
             self._resync = False
             need: Need | None = {"move": Need.MOVE, "take_or_drop": Need.TAKE,
@@ -787,7 +787,7 @@ class FibsBot:
     # --- game and match end -------------------------------------------------------------
     def _game_over(self, text: str, winner: str, points: int, how: str) -> list[Send]:
         if self.recorder is not None and not self._game_ended:
-            self.recorder.game_over(winner, points, how)
+            self._recording(lambda r: r.game_over(winner, points, how))
         self.need = None
         self._resign_waiting = None
         self._game_ended = True
@@ -806,6 +806,17 @@ class FibsBot:
 
     def _on_resign_accepted(self, ev: clip.ResignAccepted) -> list[Send]:
         return self._game_over(ev.line(), ev.name or "You", ev.points, "resign")
+
+    def _recording(self, step: Callable[[MatchRecorder], None]) -> None:
+        """Feed the match record; a failure there ends the record, never the play."""
+        rec = self.recorder
+        if rec is None:
+            return
+        try:
+            step(rec)
+        except Exception:
+            log.exception("the match record failed; no longer recording this match")
+            self.recorder = None
 
     def _write_record(self) -> None:
         """Write the match record, if one is kept, and stop keeping it."""

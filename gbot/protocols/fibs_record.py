@@ -35,6 +35,8 @@ log = logging.getLogger("gbot.fibs")
 __all__ = ["MatchRecorder", "file_stem"]
 
 _OVER = (GameState.OVER, GameState.RESIGNED, GameState.DROPPED)
+MAX_BOARDS = 500_000
+"""Most boards followed in one match (an endless money session stops there)."""
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -63,6 +65,7 @@ class MatchRecorder:
         self.me = me
         self.started = time.time() if started is None else started
         self.ref: Referee | None = None
+        self.boards = 0
         self.broken = ""
         """Why the record stopped following the match (empty while it follows)."""
 
@@ -80,6 +83,10 @@ class MatchRecorder:
     def board(self, fb: FibsBoard) -> None:
         """A ``board:`` line of the match: advance the record to it."""
         if self.broken:
+            return
+        self.boards += 1
+        if self.boards > MAX_BOARDS:
+            self._stop(f"more than {MAX_BOARDS} boards in one match")
             return
         actor, other = (self.me if n == "You" else n for n in fb.names)
         if self.ref is None:
