@@ -203,3 +203,22 @@ def test_any_board_sequence_is_followed_or_stops_cleanly(
             rec.game_over(*ends.pop())
     if rec.record is not None and rec.record.games:
         matfile.loads(matfile.dumps(rec.record))
+
+
+def test_a_play_whose_roll_was_not_shown_is_found_from_the_board() -> None:
+    """A server that sends no board after a roll: alice's 8/5 6/5 can only be a 31, and is
+    recorded as one; a play that several rolls give stops the record."""
+    start = Position(START)
+    a1 = start.play_from_text("8/5 6/5", (3, 1))
+    g1 = a1.position.swapped().play_from_text("8/4 6/4", (4, 2))
+    rec = MatchRecorder("gbot")
+    rec.board(_board(start, (3, 1), mine=False))
+    rec.board(_board(a1.position.swapped(), (0, 0), mine=True))
+    rec.board(_board(g1.position.swapped(), (0, 0), mine=False))   # gbot's 42, unseen
+    assert not rec.broken and rec.record is not None
+    acts = [(a.kind, a.dice) for a in rec.record.games[0].actions]
+    assert acts[2:] == [("roll", (4, 2)), ("move", (4, 2))]
+    # 13/6 (one checker) fits 61, 52 and 43
+    a2 = g1.position.swapped().play_from_text("13/7 7/6", (6, 1))
+    rec.board(_board(a2.position.swapped(), (0, 0), mine=True))
+    assert "fits" in rec.broken

@@ -144,6 +144,9 @@ class MatchRecorder:
                 return True
             return False
         if rs.dice == (0, 0):
+            if st.player_on_roll != rs.player_on_roll and not same and \
+                    st.cube_value == rs.cube_value:
+                return self._unseen_roll(st)
             if st.player_on_roll != rs.player_on_roll or not same:
                 return False
             if st.double_offered and st.cube_value == rs.cube_value or \
@@ -169,6 +172,23 @@ class MatchRecorder:
         if not same:
             self._stop(f"no legal play for {rs.dice} gives the board shown")
         return False
+
+    def _unseen_roll(self, st: MatchState) -> bool:
+        """The player on roll moved without a board of the roll (a server that sends no
+        board after rolling): roll the one pair of dice whose play gives ``st``'s board."""
+        assert self.ref is not None
+        rs = self.ref.state
+        target = _view(st) if rs.player_on_roll == 1 else \
+            tuple(-v for v in reversed(_view(st)))
+        fits = [(hi, lo) for hi in range(1, 7) for lo in range(1, hi + 1)
+                if any(tuple(int(v) for v in r) == target
+                       for r in legal_results(replace(rs, dice=(hi, lo))))]
+        if len(fits) != 1:
+            self._stop("a play whose roll was not shown" + (
+                f" fits {len(fits)} rolls" if fits else " that no roll gives"))
+            return False
+        self.ref.roll(fits[0])
+        return True
 
     def game_over(self, winner: str, points: int, how: str) -> None:
         """The game ended: ``winner`` (a name; ``You`` or the bot's name for the bot) scores
