@@ -122,6 +122,12 @@ def test_a_saved_match_is_written_as_far_as_it_was_played(tmp_path: Path) -> Non
         assert sum(a.kind == "move" for a in last.actions) >= 1
         texts.append(mats[0].read_text())
     assert texts[0] == texts[1]
+    binary = gnubg_binary()
+    if binary is not None:               # gnubg imports the unfinished match too
+        out = subprocess.run([binary, "-t", "-q"], input=f"import mat {mats[0]}\nshow score\n",
+                             text=True, capture_output=True, timeout=120).stdout
+        want = f"{rec.names[0]} {last.score[0]}, {rec.names[1]} {last.score[1]} (match to 3"
+        assert want in out, out[-800:]
 
 
 def _board(pos: Position, dice: tuple[int, int], mine: bool, score: tuple[int, int] = (0, 0),
