@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from gbot.cli_tools import parse_dice
 from gbot.errors import GbotError
 
 __all__ = ["COMMANDS"]
@@ -35,15 +36,6 @@ class _Bar:
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
-
-
-def _parse_dice(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    digits = [c for c in text if c.isdigit()]
-    if len(digits) != 2 or not all("1" <= c <= "6" for c in digits):
-        raise click.BadParameter(f"dice must be two digits 1-6, e.g. 65: {text!r}")
-    return int(digits[0]), int(digits[1])
 
 
 def _probs_cols(p: tuple[float, ...]) -> str:
@@ -96,7 +88,7 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
 
     try:
         pos, state = read_position(position, match_id)
-        roll = _parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
         settings = RolloutSettings(trials=trials, truncate=truncate, variance_reduction=vr,
                                    quasi_random=quasi, bearoff_stop=bearoff_stop, seed=seed,
                                    min_se=min_se, workers=workers, backend=backend,

@@ -66,7 +66,8 @@ def read_position(text: str, match_id: str | None = None, jacoby: bool | None = 
     return pos, state
 
 
-def _dice(text: str | None) -> tuple[int, int] | None:
+def parse_dice(text: str | None) -> tuple[int, int] | None:
+    """Dice typed as two digits 1-6 (``65``, ``6-5``, ``6 5``), or None for no text."""
     if not text:
         return None
     digits = [c for c in text if c.isdigit()]
@@ -243,7 +244,7 @@ def hint(position: str, dice: str | None, match_id: str | None, ply: int, count:
             click.echo(over)
             return
         engine = _engine(ply, state)
-        roll = _dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
         if state.resign_offered:
             r = resign_hint(engine, pos, state)
             kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[r.level]
@@ -286,7 +287,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
         if state.double_offered or state.resign_offered:
             raise GbotError("--rollout answers plays and cube decisions, not a pending "
                             "double or resignation (leave --rollout out)")
-        roll = _dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
         engine = _engine(ply, state)
         st = replace(engine._state(state), dice=roll or (0, 0))
         ro = Rollout(RolloutSettings(trials=trials))
