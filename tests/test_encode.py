@@ -170,6 +170,82 @@ def test_shots_against_move_generator() -> None:
     assert equal >= 0.97 * len(boards)
 
 
+def test_pip_loss_and_double_shots_by_hand() -> None:
+    # my shooter on 24, their blots on my 20 (4 away: 15 rolls) and my 18 (6 away: 17 rolls);
+    # 5 rolls hit either (4-2, 2-4, 6-4, 4-6, 2-2): 27 rolls, the 20-blot (20 pips travelled)
+    # first on its 15, the 18-blot on the other 12
+    b = _board({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
+    f = _features(b)
+    assert round(f[E.SHOTS] * 36) == 27
+    assert round(f[E.PIP_LOSS] * 36 * 12) == 20 * 15 + 18 * 12
+    assert round(f[E.DOUBLE_SHOTS] * 36) == 5
+    # their shots at my blot on 24 (my checker has travelled 1 pip): from 20 (4 away) and
+    # from 18 (6 away): 15 + 17 - 5 rolls, one pip each; one blot, so no double shots
+    opp = E.N_FEATURES
+    assert round(f[opp + E.SHOTS] * 36) == 27
+    assert round(f[opp + E.PIP_LOSS] * 36 * 12) == 27
+    assert f[opp + E.DOUBLE_SHOTS] == 0.0
+
+
+def test_break_contact_by_hand() -> None:
+    f = _features(START)
+    for side in (0, 1):   # every checker must pass the rearmost opposing checker on point 1
+        assert round(f[side * E.N_FEATURES + E.BREAK_CONTACT] * 100) == 167 - 15
+    b = _board({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
+    assert round(f[E.BREAK_CONTACT] * 100) == 152
+    g = _features(b)
+    assert round(g[E.BREAK_CONTACT] * 100) == (24 - 1) + 14 * (6 - 1)   # all past their 1
+    assert round(g[E.N_FEATURES + E.BREAK_CONTACT] * 100) == (24 - 20) + (24 - 18) + 13 * 23
+    race = _board({6: 5, 5: 5}, {20: 5, 19: 5})
+    r = _features(race)
+    assert r[E.BREAK_CONTACT] == 0.0 and r[E.N_FEATURES + E.BREAK_CONTACT] == 0.0
+    bar = _board({25: 1, 6: 14}, {0: 1, 19: 14})
+    h = _features(bar)
+    assert round(h[E.BREAK_CONTACT] * 100) == 25 + 14 * 6   # their checker on the bar: all mine
+    assert round(h[E.N_FEATURES + E.BREAK_CONTACT] * 100) == 25 + 14 * 6
+
+
+def test_pip_loss_against_move_generator() -> None:
+    """Per roll, the farthest-travelled blot that some legal play hits never exceeds the
+    feature's choice, and equals it on almost all positions."""
+    movegen = pytest.importorskip("gbot.core.movegen")
+    boards, _ = _heldout()
+    boards = [b for b in boards if b[25] == 0 and C.classify(b) >= C.CRASHED][:300]
+    equal = 0
+    for b in boards:
+        blots = np.flatnonzero(b[1:25] == -1) + 1
+        loss = 0
+        for d1 in range(1, 7):
+            for d2 in range(1, 7):
+                res = movegen.legal_boards(b, d1, d2)
+                best = 0
+                for r in res:
+                    hit = [int(t) for t in blots if r[t] >= 0]
+                    if hit:
+                        best = max(best, max(hit))
+                loss += best
+        mine = round(_features(b)[E.PIP_LOSS] * 36 * 12)
+        assert loss <= mine, ids.encode(b)
+        equal += loss == mine
+    assert equal >= 0.95 * len(boards)
+
+
+def test_legacy_weights_upgrade_to_the_same_network() -> None:
+    """Weights of the 14-feature encoding compute the same function after upgrade_w1."""
+    rng = np.random.default_rng(5)
+    legacy = E.FEATURES_AT + 2 * E.LEGACY_N_FEATURES
+    w1 = rng.normal(size=(legacy, 8)).astype(np.float32)
+    up = E.upgrade_w1(w1)
+    assert up.shape == (E.N_INPUTS, 8)
+    boards, _ = _heldout()
+    x = E.encode(boards[:200]).astype(np.float64)
+    keep = np.r_[0:E.FEATURES_AT,
+                 E.FEATURES_AT:E.FEATURES_AT + E.LEGACY_N_FEATURES,
+                 E.FEATURES_AT + E.N_FEATURES:E.FEATURES_AT + E.N_FEATURES + E.LEGACY_N_FEATURES]
+    assert np.allclose(x[:, keep] @ w1, x @ up, atol=1e-9)
+    assert E.upgrade_w1(up) is up
+
+
 # -- classes --------------------------------------------------------------------------------
 
 def test_class_constants() -> None:

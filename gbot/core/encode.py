@@ -29,6 +29,13 @@ Hand-made features, per side (:data:`N_FEATURES` each, side ``s`` starts at
     11. ``OUTSIDE``: own checkers not yet in the home board (points 7..24 and bar) / 15.
     12. ``OUTSIDE_PIPS``: pips those checkers still need to reach point 6 / 50.
     13. ``CROSSOVERS``: 6-point zones those checkers still have to cross to get home / 15.
+    14. ``PIP_LOSS``: the opponent's expected pip loss to this side's hits: over the 36 rolls,
+        the pips the hit checker loses (its distance travelled, the farthest blot hittable on
+        that roll) / 36, scaled / 12.
+    15. ``DOUBLE_SHOTS``: share of the 36 rolls on which two or more different opposing blots
+        are each hittable (a double hit may be possible).
+    16. ``BREAK_CONTACT``: pips this side's checkers behind the opponent's rearmost checker
+        need to pass it (distance to one point beyond it, summed) / 100.
 
 Everything a kernel needs besides the board (the escape table) is passed in, built lazily by
 :func:`escape_table`.
@@ -49,7 +56,7 @@ Inputs = npt.NDArray[np.float32]
 SLOTS = 25
 RAW_PER_SIDE = 4 * SLOTS + 1
 OFF_AT = 4 * SLOTS
-N_FEATURES = 14
+N_FEATURES = 17
 FEATURES_AT = 2 * RAW_PER_SIDE
 N_INPUTS = FEATURES_AT + 2 * N_FEATURES
 
@@ -67,9 +74,15 @@ BACK = 10
 OUTSIDE = 11
 OUTSIDE_PIPS = 12
 CROSSOVERS = 13
+PIP_LOSS = 14
+DOUBLE_SHOTS = 15
+BREAK_CONTACT = 16
 FEATURE_NAMES = ("pips", "back_escapes", "containment", "shots", "prime", "home_points",
                  "anchor", "anchors", "dance", "blots", "back", "outside", "outside_pips",
-                 "crossovers")
+                 "crossovers", "pip_loss", "double_shots", "break_contact")
+LEGACY_N_FEATURES = 14
+"""Features per side of networks trained before ``PIP_LOSS`` (their weights load with zeros
+for the newer features: :func:`upgrade_w1`)."""
 
 WINDOW = 12
 SCRATCH = 48
@@ -184,8 +197,10 @@ def _popcount(x: int) -> int:
 
 
 @jit
-def _shots(b: Board, blocked: int, blots: Board) -> int:
-    """Rolls of 36 on which the side to move in ``b`` can hit at least one opposing blot
+def _shots(b: Board, blocked: int, blots: Board) -> tuple[int, int, int]:
+    """For the side to move in ``b``: the rolls of 36 on which it can hit at least one
+    opposing blot, the sum over the 36 rolls of the farthest-travelled blot it can hit (pips
+    that blot loses), and the rolls on which two or more different blots are hittable
     (``blocked``: bit ``p`` set where the opponent holds point ``p``; ``blots``: an
     ``int8[15]`` work array)."""
     nb = 0
@@ -194,8 +209,8 @@ def _shots(b: Board, blocked: int, blots: Board) -> int:
             blots[nb] = t
             nb += 1
     if nb == 0:
-        return 0
-    hit = 0
+        return 0, 0, 0
+    masks = np.zeros(15, dtype=np.int64)
     lo_q = 25 if b[25] > 0 else 1
     for q in range(25, lo_q - 1, -1):
         if b[q] <= 0:
@@ -205,9 +220,9 @@ def _shots(b: Board, blocked: int, blots: Board) -> int:
             if d <= 0:
                 break
             if (blocked >> (blots[i] + 1)) & ((1 << (d - 1)) - 1) == 0:
-                hit |= _ANY[d]
+                masks[i] |= _ANY[d]
                 continue
-            hit |= _DIRECT[d]
+            hit = _DIRECT[d]
             for m in range(_COMBOS[d, 3, 0]):
                 if b[q - _COMBOS[d, m, 1]] > -2 or b[q - _COMBOS[d, m, 2]] > -2:
                     hit |= _COMBOS[d, m, 0]
@@ -220,9 +235,16 @@ def _shots(b: Board, blocked: int, blots: Board) -> int:
                         break
                 if ok:
                     hit |= _DOUBLES[d, m, 0]
-        if hit == _ALL_ROLLS:
-            break
-    return _popcount(hit)
+            masks[i] |= hit
+    covered = 0
+    twice = 0
+    loss = 0
+    for i in range(nb - 1, -1, -1):   # farthest-travelled blot (highest point) first
+        fresh = masks[i] & ~covered
+        loss += int(blots[i]) * _popcount(fresh)
+        twice |= masks[i] & covered
+        covered |= masks[i]
+    return _popcount(covered), loss, _popcount(twice)
 
 
 @jit
@@ -281,7 +303,8 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     out[at + PIPS] = pips / 100.0
     out[at + BACK_ESCAPES] = back_esc / 36.0
     out[at + CONTAINMENT] = contain / 36.0
-    out[at + SHOTS] = _shots(b, blocked, work) / 36.0
+    shots, loss, twice = _shots(b, blocked, work)
+    out[at + SHOTS] = shots / 36.0
     out[at + PRIME] = best_run / 6.0
     out[at + HOME_POINTS] = home / 6.0
     out[at + ANCHOR] = anchor / 6.0
@@ -292,13 +315,37 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     out[at + OUTSIDE] = outside / 15.0
     out[at + OUTSIDE_PIPS] = outside_pips / 50.0
     out[at + CROSSOVERS] = crossovers / 15.0
+    out[at + PIP_LOSS] = loss / (36.0 * 12.0)
+    out[at + DOUBLE_SHOTS] = twice / 36.0
+    out[at + BREAK_CONTACT] = _break_contact(b) / 100.0
+
+
+@jit
+def _break_contact(b: Board) -> int:
+    """Pips the side to move's checkers behind the opponent's rearmost checker need to reach
+    its point (0 when there is no contact; a checker on the bar counts from 25)."""
+    if b[0] < 0:
+        lowest = 0
+    else:
+        lowest = 25
+        for t in range(1, 25):
+            if b[t] < 0:
+                lowest = t
+                break
+    total = 0
+    for p in range(lowest + 1, 26):
+        if b[p] > 0:
+            total += (p - lowest) * int(b[p])
+    return total
 
 
 FEATURE_SCALE = np.array([1 / 100, 1 / 36, 1 / 36, 1 / 36, 1 / 6, 1 / 6, 1 / 6, 1 / 3, 1 / 36,
-                          1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15], dtype=np.float32)
+                          1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15, 1 / 432, 1 / 36, 1 / 100],
+                         dtype=np.float32)
 """Each feature is an integer count (:func:`feature_counts`) times its scale (``DANCE``'s count
 is the square of the opposing points held)."""
-FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60], dtype=np.int64)
+FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60, 864, 36, 375],
+                       dtype=np.int64)
 """Upper bounds of the counts."""
 FEATURE_SCALE.setflags(write=False)
 FEATURE_MAX.setflags(write=False)
@@ -309,7 +356,7 @@ _SCALE = FEATURE_SCALE
 def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, contain: int,
                 shots: int, best_run: int, home: int, anchor: int, anchors: int, dance: int,
                 blots: int, back: int, outside: int, outside_pips: int,
-                crossovers: int) -> None:
+                crossovers: int, loss: int, twice: int, contact: int) -> None:
     out[at + PIPS] = pips
     out[at + BACK_ESCAPES] = back_esc
     out[at + CONTAINMENT] = contain
@@ -324,6 +371,9 @@ def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, c
     out[at + OUTSIDE] = outside
     out[at + OUTSIDE_PIPS] = outside_pips
     out[at + CROSSOVERS] = crossovers
+    out[at + PIP_LOSS] = loss
+    out[at + DOUBLE_SHOTS] = twice
+    out[at + BREAK_CONTACT] = contact
 
 
 @jit
@@ -412,16 +462,30 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
     m_esc = esc[_window(blocked_me, m_back)] if m_back > 0 else 36
     o_esc = esc[_window(blocked_op, o_back)] if o_back > 0 else 36
     work = scratch[32:47]
-    m_shots = _shots(b, blocked_me, work)
+    m_shots, m_loss, m_twice = _shots(b, blocked_me, work)
     flipped = scratch[:26]
     for i in range(26):
         flipped[i] = -b[25 - i]
-    o_shots = _shots(flipped, blocked_op, work)
+    o_shots, o_loss, o_twice = _shots(flipped, blocked_op, work)
+    # contact: my checkers above the opponent's rearmost (index 25 - o_back), and theirs
+    m_contact = 0
+    o_contact = 0
+    if o_back > 0:
+        low = 25 - o_back
+        for p in range(low + 1, 26):
+            if b[p] > 0:
+                m_contact += (p - low) * int(b[p])
+    if m_back > 0:
+        high = m_back
+        for t in range(0, high):
+            if b[t] < 0:
+                o_contact += (high - t) * -int(b[t])
     _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
-                m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross)
+                m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross,
+                m_loss, m_twice, m_contact)
     _write_side(out, N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
                 o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
-                o_out_pips, o_cross)
+                o_out_pips, o_cross, o_loss, o_twice, o_contact)
 
 
 @jit
@@ -488,6 +552,22 @@ def encode_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64], out: 
     """Fill ``out[i]`` with the inputs of ``boards[i]``."""
     for i in range(boards.shape[0]):
         encode_into(boards[i], esc, out[i])
+
+
+def upgrade_w1(w1: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """First-layer weights for :data:`N_INPUTS` inputs from those of an older encoding with
+    :data:`LEGACY_N_FEATURES` features per side: the newer features get zero weights, so the
+    network computes exactly what it did (``w1`` of the current shape comes back as is)."""
+    legacy = FEATURES_AT + 2 * LEGACY_N_FEATURES
+    if w1.ndim != 2 or w1.shape[0] != legacy:
+        return w1
+    out = np.zeros((N_INPUTS, w1.shape[1]), dtype=w1.dtype)
+    out[:FEATURES_AT] = w1[:FEATURES_AT]
+    for s in range(2):
+        src = FEATURES_AT + s * LEGACY_N_FEATURES
+        dst = FEATURES_AT + s * N_FEATURES
+        out[dst:dst + LEGACY_N_FEATURES] = w1[src:src + LEGACY_N_FEATURES]
+    return out
 
 
 def encode(boards: npt.NDArray[np.int8]) -> Inputs:

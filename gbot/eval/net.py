@@ -30,6 +30,8 @@ from gbot.errors import WeightsError
 
 FORMAT = 1
 ENCODING = f"gbot-{_enc.N_INPUTS}-v1"
+LEGACY_ENCODINGS = (f"gbot-{_enc.FEATURES_AT + 2 * _enc.LEGACY_N_FEATURES}-v1",)
+"""Older encodings whose weights still load (upgraded by :func:`gbot.core.encode.upgrade_w1`)."""
 NET_NAMES = ("contact", "crashed", "race")
 DEFAULT_CLASS_NET = {"bearoff": "race", "race": "race", "crashed": "crashed",
                      "contact": "contact"}
@@ -163,14 +165,17 @@ class Networks:
                 arrays = {k: z[k] for k in z.files if k != "meta"}
         except (OSError, ValueError, KeyError) as exc:
             raise WeightsError(f"cannot read weights file {str(path)!r}: {exc}") from exc
-        if meta.get("format") != FORMAT or meta.get("encoding") != ENCODING:
+        encoding = meta.get("encoding")
+        if meta.get("format") != FORMAT or (encoding != ENCODING
+                                            and encoding not in LEGACY_ENCODINGS):
             raise WeightsError(f"weights file {str(path)!r} has format {meta.get('format')!r}, "
                                f"encoding {meta.get('encoding')!r}; expected {FORMAT}, "
                                f"{ENCODING!r}")
         nets: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
         for key, v in arrays.items():
             name, _, part = key.partition(".")
-            nets.setdefault(name, {})[part] = v
+            nets.setdefault(name, {})[part] = _enc.upgrade_w1(v) if part == "w1" else v
+        meta["encoding"] = ENCODING
         return cls(nets, meta.get("activation", "sigmoid"), meta.get("class_net"), meta)
 
     @classmethod
