@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
+from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -26,10 +27,7 @@ CENTRE = -1
 # MAX_CUBE (gbot.core.limits): the largest cube a Match ID can hold (its 4-bit log2 field);
 # the cap when ``cube_cap`` is 0.
 
-MAX_MATCH_LENGTH = 64
-"""The longest match gbot plays: gnubg 1.07's limit (FIBS documents none). Longer matches are
-refused where they come in (board lines, the engine), which keeps every match-equity table
-within 64 x 64."""
+# MAX_MATCH_LENGTH (gbot.core.limits): the longest match gbot plays (gnubg 1.07's 64).
 
 CUBE_CAPS = (0, 2, 4, 8, 16, 32, 64)
 END_MODES = ("single", "gammons", "backgammons")

@@ -436,3 +436,49 @@ def test_fuzz_mutated_corpus_lines(data: st.DataObject) -> None:
     assert format_fibs_board(b) == text.strip().strip("\x00").strip()
     assert np.abs(b.board).max() <= 15
     assert sum(v for v in b.points if v > 0) <= 15
+
+
+# --- gnubg 1.07's beaver question: one owner reads and writes it ---------------------------
+
+# Captured live (tests/test_gnubg_external.py): gnubg beavered the bot's double in a money
+# game and asks the bot (the doubler, turn field -1 naming itself) to accept the cube at 4.
+BEAVERED = ("board:gnubg:gbot:0:0:1:0:-2:0:0:0:0:5:1:4:0:0:0:-3:3:0:0:0:-3:0:-4:2:0:-1:0:-2:0"
+            ":-1:0:0:0:0:2:1:0:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+
+
+def test_captured_beaver_question_reads_and_writes_back() -> None:
+    from gbot.protocols.fibs_board import format_beaver_question, parse_gnubg_question
+
+    fb, beavered = parse_gnubg_question(BEAVERED)
+    assert beavered
+    # the doubler is asked: the beaverer owns the cube at its value before the beaver
+    assert fb.names == ("gbot", "gnubg") and fb.double_pending and fb.cube_value == 2
+    assert fb.cube_owner == "opponent" and fb.match_length == 0 and fb.colour == -1
+    assert format_beaver_question(fb) == BEAVERED
+    with pytest.raises(FibsBoardError):           # the plain parser reads no such line
+        parse_fibs_board(BEAVERED)
+
+
+@given(fibs_boards("gnubg_external"))
+@settings(max_examples=200, deadline=None)
+def test_question_reader_is_the_plain_reader_on_plain_lines(b: FibsBoard) -> None:
+    from gbot.protocols.fibs_board import parse_gnubg_question
+
+    line = format_fibs_board(b)
+    assert parse_gnubg_question(line) == (parse_fibs_board(line), False)
+
+
+def test_beaver_question_needs_a_money_take_question_with_the_turn_reversed() -> None:
+    from gbot.protocols.fibs_board import parse_gnubg_question
+
+    fields = BEAVERED.split(":")
+    for index, value in ((3, "5"), (32, "2")):      # in a match; a turn naming no side
+        bad = fields.copy()
+        bad[index] = value
+        with pytest.raises(FibsBoardError):
+            parse_gnubg_question(":".join(bad))
+    fields[40] = "0"                                # no double pending: a plain cube question
+    plain = ":".join(fields)
+    assert parse_gnubg_question(plain) == (parse_fibs_board(plain), False)
+    with pytest.raises(FibsBoardError):
+        parse_gnubg_question(BEAVERED + ":0")

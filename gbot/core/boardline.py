@@ -1,4 +1,8 @@
-"""The 50 numbers of a ``board:`` line in gnubg's external-player dialect, read in one call.
+"""The layout of a ``board:`` line's 50 numbers, and the compiled reader of gnubg's dialect.
+
+This module owns the field layout (the ``F_*`` indices into the numbers after the two
+names, both dialects) and its constants; :mod:`gbot.protocols.fibs_board`, the Python
+parser and writer, reads and writes the line with them.
 
 :func:`read_gnubg_numbers` accepts exactly the lines of standard (15-checker) games that
 :func:`gbot.protocols.fibs_board.parse_fibs_board` reads as gnubg's dialect (the same number
@@ -14,14 +18,59 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
+from gbot.core.limits import MAX_CUBE as MAX_CUBE
+from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
 
 N_NUMBERS = 50
+"""Numbers after the two names."""
 MAX_DIGITS = 6
+"""Digits a number may have (a sign aside)."""
 N_CHECKERS = 15
-MAX_CUBE = 2**15
+"""Checkers per side in standard backgammon and Nackgammon (the most a line may hold)."""
 FIBS_MONEY = 9999
-MAX_MATCH_LENGTH = 64
-"""As :data:`gbot.match.MAX_MATCH_LENGTH`: longer matches are unreadable here."""
+"""The match length FIBS writes for an unlimited (money) session."""
+
+# --- the field layout: indices into the 50 numbers (field k of the line is number k - 1) ---
+F_LENGTH = 0
+"""Match length (0 money in gnubg's dialect, :data:`FIBS_MONEY` in FIBS's)."""
+F_SCORE = 1
+"""The two scores, in the order of the names (2 numbers)."""
+F_POINTS = 3
+"""The board in the line's fixed frame (26 numbers: bar of the negative side first)."""
+F_TURN = 29
+"""The colour of the side to act (gnubg: the doubler while a double is pending)."""
+F_DICE = 30
+"""A dice pair (2 numbers; FIBS: player 1's)."""
+F_DICE2 = 32
+"""The second dice pair (gnubg: a copy of the first; FIBS: player 2's)."""
+F_CUBE = 34
+"""Cube value."""
+F_MAY_DOUBLE = 35
+"""The two may-double flags (2 numbers; gnubg: positive side first, FIBS: player 1 first)."""
+F_DOUBLED = 37
+"""Was-doubled: a double is pending."""
+F_COLOUR = 38
+"""Player 1's colour (gnubg: always 1)."""
+F_DIRECTION = 39
+"""Player 1's direction (with :data:`F_HOME` and :data:`F_BAR`: the frame)."""
+F_HOME = 40
+F_BAR = 41
+F_OFF = 42
+"""Checkers borne off (2 numbers; gnubg: positive side first, FIBS: player 1 first)."""
+F_FIBS_BAR = 44
+"""FIBS: the bar counts repeated (2 numbers, player 1 first); gnubg writes 0."""
+F_CAN_MOVE = 46
+"""FIBS: how many checkers the roll moves; gnubg writes 0."""
+F_FORCED = 47
+"""FIBS: forced move; gnubg writes 0."""
+F_POST_CRAWFORD = 48
+"""A post-Crawford game (both dialects)."""
+F_LAST = 49
+"""gnubg: not the Crawford game; FIBS: redoubles."""
+GNUBG_FRAME = (1, -1, 0, 25)
+"""Colour, direction, home and bar as gnubg writes them (fields :data:`F_COLOUR` on)."""
+FIBS_FRAMES = {1: (-1, 0, 25), -1: (1, 25, 0)}
+"""Direction, home and bar FIBS writes for player 1's colour."""
 
 FIELDS = ("points[26]", "die1", "die2", "cube", "owner", "may_me", "may_opp", "pending",
           "score_me", "score_opp", "length", "crawford_game", "post_crawford", "colour",
@@ -82,22 +131,23 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
     n = np.empty(N_NUMBERS, dtype=np.int64)
     if not _numbers(text, n):
         return False
-    length = n[0]
-    turn = n[29]
-    d1 = n[30]
-    d2 = n[31]
-    cube = n[34]
-    may_p = n[35]
-    may_n = n[36]
-    doubled = n[37]
-    post = n[48]
-    not_crawford = n[49]
+    length = n[F_LENGTH]
+    turn = n[F_TURN]
+    d1 = n[F_DICE]
+    d2 = n[F_DICE + 1]
+    cube = n[F_CUBE]
+    may_p = n[F_MAY_DOUBLE]
+    may_n = n[F_MAY_DOUBLE + 1]
+    doubled = n[F_DOUBLED]
+    post = n[F_POST_CRAWFORD]
+    not_crawford = n[F_LAST]
     # gnubg's dialect
     if length == FIBS_MONEY:
         return False
-    if n[38] != 1 or n[39] != -1 or n[40] != 0 or n[41] != 25:
+    if (n[F_COLOUR] != GNUBG_FRAME[0] or n[F_DIRECTION] != GNUBG_FRAME[1]
+            or n[F_HOME] != GNUBG_FRAME[2] or n[F_BAR] != GNUBG_FRAME[3]):
         return False
-    if n[44] != 0 or n[45] != 0 or n[46] != 0 or n[47] != 0:
+    if n[F_FIBS_BAR] != 0 or n[F_FIBS_BAR + 1] != 0 or n[F_CAN_MOVE] != 0 or n[F_FORCED] != 0:
         return False
     if turn != 1 and turn != -1:
         return False
@@ -105,7 +155,7 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
         return False
     if not (0 <= post <= 1 and 0 <= not_crawford <= 1):
         return False
-    if n[32] != d1 or n[33] != d2:
+    if n[F_DICE2] != d1 or n[F_DICE2 + 1] != d2:
         return False
     if length == 0 and (post != 0 or not_crawford != 1):
         return False
@@ -123,23 +173,23 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
         return False
     if length != 0 and not_crawford == 0 and d1 == 0 and d2 == 0:
         return False
-    # checker counts in the line's own frame (points are fields 3..28)
-    if n[3 + 25] < 0 or n[3] > 0:
+    # checker counts in the line's own frame
+    if n[F_POINTS + 25] < 0 or n[F_POINTS] > 0:
         return False
-    pos = n[3 + 25] + n[42]
-    neg = -n[3] + n[43]
+    pos = n[F_POINTS + 25] + n[F_OFF]
+    neg = -n[F_POINTS] + n[F_OFF + 1]
     for i in range(1, 25):
-        v = n[3 + i]
+        v = n[F_POINTS + i]
         if v > 0:
             pos += v
         else:
             neg -= v
-    if n[42] < 0 or n[43] < 0 or pos != N_CHECKERS or neg != N_CHECKERS:
+    if n[F_OFF] < 0 or n[F_OFF + 1] < 0 or pos != N_CHECKERS or neg != N_CHECKERS:
         return False
     for i in range(26):
-        out[i] = n[3 + i] if colour > 0 else -n[3 + 25 - i]
-    s_me = n[1] if me_first else n[2]
-    s_opp = n[2] if me_first else n[1]
+        out[i] = n[F_POINTS + i] if colour > 0 else -n[F_POINTS + 25 - i]
+    s_me = n[F_SCORE] if me_first else n[F_SCORE + 1]
+    s_opp = n[F_SCORE + 1] if me_first else n[F_SCORE]
     crawford_game = length > 0 and not_crawford == 0
     # the dialect-free checks (checker counts hold by the above)
     if not (0 <= d1 <= 6 and 0 <= d2 <= 6) or (d1 == 0) != (d2 == 0):

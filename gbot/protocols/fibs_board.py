@@ -12,6 +12,13 @@ Two programs write this line and they disagree on half of its fields:
 Everything in a :class:`FibsBoard` is seen by the side that must answer the line ("me"):
 the roller for a move, the side about to roll for double-or-roll, the side offered the
 cube for take-or-drop. ``protocols/board-line.md`` lists the fields of both dialects.
+
+This module owns the line: the field layout and its constants are
+:mod:`gbot.core.boardline`'s (which also holds the compiled reader of gnubg's dialect, the
+fast path of :func:`parse_gnubg_line`); gnubg 1.07's beaver question, whose turn field names
+the doubler itself, is read by :func:`parse_gnubg_question` and written by
+:func:`format_beaver_question`; :func:`gnubg_line` writes the line that asks a player of a
+:class:`gbot.MatchState` a question.
 """
 
 from __future__ import annotations
@@ -23,8 +30,34 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from gbot.core import boardline as _bl
+from gbot.core.boardline import (
+    F_CAN_MOVE,
+    F_COLOUR,
+    F_CUBE,
+    F_DICE,
+    F_DICE2,
+    F_DOUBLED,
+    F_FIBS_BAR,
+    F_FORCED,
+    F_LAST,
+    F_LENGTH,
+    F_MAY_DOUBLE,
+    F_OFF,
+    F_POINTS,
+    F_POST_CRAWFORD,
+    F_SCORE,
+    F_TURN,
+    FIBS_FRAMES,
+    FIBS_MONEY,
+    GNUBG_FRAME,
+    MAX_DIGITS,
+    MAX_MATCH_LENGTH,
+    N_CHECKERS,
+    N_NUMBERS,
+)
+from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.errors import FibsBoardError
-from gbot.match import MAX_MATCH_LENGTH
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -36,18 +69,14 @@ Question = Literal["move", "double_or_roll", "take_or_drop"]
 CubeOwner = Literal["me", "opponent", "centre"]
 
 DIALECTS: tuple[Dialect, ...] = ("gnubg_external", "fibs")
-FIBS_MONEY = 9999
-"""The match length FIBS writes for an unlimited (money) session."""
-N_CHECKERS = 15
-"""Checkers per side in standard backgammon and Nackgammon (the most a line may hold)."""
-MAX_CUBE = 2**15
 VARIATION_OF_CHECKERS = {15: "standard", 1: "hyper1", 2: "hyper2", 3: "hyper3"}
 """The :data:`gbot.match.VARIATIONS` name inferred from the checkers per side of a line
 (Nackgammon plays 15 checkers by standard rules: only its start differs)."""
 
-_N_INTS = 50
-_NUMBER = re.compile(r"-?[1-9][0-9]{0,5}\Z|0\Z")
-_NUMBERS = re.compile(r"(?:-?[1-9][0-9]{0,5}|0)(?::(?:-?[1-9][0-9]{0,5}|0))*\Z")
+_N_INTS = N_NUMBERS
+_INT = f"-?[1-9][0-9]{{0,{MAX_DIGITS - 1}}}"
+_NUMBER = re.compile(_INT + r"\Z|0\Z")
+_NUMBERS = re.compile(f"(?:{_INT}|0)(?::(?:{_INT}|0))*" + r"\Z")
 _NAME = re.compile(r"[^\x00-\x1f\x7f:]*\Z")
 _SMALL = {str(v): v for v in (*range(-99, 1000), *(2**k for k in range(10, 16)), FIBS_MONEY)}
 """Canonical text of the numbers board lines usually hold: a token found here is exactly one
@@ -309,17 +338,18 @@ def _owner_from_flags(flags: tuple[int, int], pending: bool, cube: int) -> CubeO
 
 
 def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
-    length, s0, s1 = n[0], n[1], n[2]
-    p = n[3:29]
-    turn, dice, dice2, cube = n[29], (n[30], n[31]), (n[32], n[33]), n[34]
-    may_p, may_n, doubled = n[35], n[36], n[37]
+    length, s0, s1 = n[F_LENGTH], n[F_SCORE], n[F_SCORE + 1]
+    p = n[F_POINTS:F_POINTS + 26]
+    turn, cube = n[F_TURN], n[F_CUBE]
+    dice, dice2 = (n[F_DICE], n[F_DICE + 1]), (n[F_DICE2], n[F_DICE2 + 1])
+    may_p, may_n, doubled = n[F_MAY_DOUBLE], n[F_MAY_DOUBLE + 1], n[F_DOUBLED]
     if length == FIBS_MONEY:
         return "match length 9999 is FIBS's money marker"
-    if n[38:42] != [1, -1, 0, 25]:
+    if tuple(n[F_COLOUR:F_COLOUR + 4]) != GNUBG_FRAME:
         return "colour, direction, home and bar are not gnubg's 1 -1 0 25"
-    if any(n[44:48]):
+    if any(n[F_FIBS_BAR:F_FORCED + 1]):
         return "gnubg writes 0 in the bar, can-move and forced fields"
-    post, not_crawford = n[48], n[49]
+    post, not_crawford = n[F_POST_CRAWFORD], n[F_LAST]
     if turn not in (1, -1) or doubled not in (0, 1) or may_p not in (0, 1) or may_n not in (0, 1):
         return "turn, was-doubled or may-double flags out of range"
     if post not in (0, 1) or not_crawford not in (0, 1):
@@ -338,7 +368,7 @@ def _parse_gnubg(name0: str, name1: str, n: list[int]) -> FibsBoard | str:
         return "gnubg never clears both may-double flags"
     if length and not not_crawford and dice == (0, 0):
         return "gnubg asks no cube question during the Crawford game"
-    off_p, off_n = n[42], n[43]
+    off_p, off_n = n[F_OFF], n[F_OFF + 1]
     count = _checker_count(p, off_p, off_n)
     if isinstance(count, str):
         return count
@@ -376,7 +406,7 @@ def _format_gnubg(b: FibsBoard) -> str:
     may_p, may_n = (may_me, may_opp) if colour > 0 else (may_opp, may_me)
     off_p, off_n = _borne_off(p, b.checkers)
     nums = [b.match_length, *score, *p, turn, *b.dice, *b.dice, b.cube_value, may_p, may_n,
-            int(b.double_pending), 1, -1, 0, 25, off_p, off_n, 0, 0, 0, 0,
+            int(b.double_pending), *GNUBG_FRAME, off_p, off_n, 0, 0, 0, 0,
             int(b.post_crawford), int(not b.crawford_game)]
     return _join(names, nums)
 
@@ -385,18 +415,18 @@ def _format_gnubg(b: FibsBoard) -> str:
 
 
 def _parse_fibs(name1: str, name2: str, n: list[int]) -> FibsBoard | str:
-    length, s1, s2 = n[0], n[1], n[2]
-    p = n[3:29]
-    turn = n[29]
-    dice1, dice2 = (n[30], n[31]), (n[32], n[33])
-    cube, may1, may2, doubled = n[34], n[35], n[36], n[37]
-    colour1, direction, home, bar = n[38], n[39], n[40], n[41]
-    off1, off2, bar1, bar2, can_move, forced, post, redoubles = n[42:50]
+    length, s1, s2 = n[F_LENGTH], n[F_SCORE], n[F_SCORE + 1]
+    p = n[F_POINTS:F_POINTS + 26]
+    turn = n[F_TURN]
+    dice1, dice2 = (n[F_DICE], n[F_DICE + 1]), (n[F_DICE2], n[F_DICE2 + 1])
+    cube, may1, may2 = n[F_CUBE], n[F_MAY_DOUBLE], n[F_MAY_DOUBLE + 1]
+    doubled, colour1 = n[F_DOUBLED], n[F_COLOUR]
+    off1, off2, bar1, bar2 = n[F_OFF], n[F_OFF + 1], n[F_FIBS_BAR], n[F_FIBS_BAR + 1]
+    can_move, forced = n[F_CAN_MOVE], n[F_FORCED]
+    post, redoubles = n[F_POST_CRAWFORD], n[F_LAST]
     if length == 0:
         return "FIBS writes 9999, not 0, for money"
-    if colour1 not in (1, -1) or (direction, home, bar) != (
-        (-1, 0, 25) if colour1 > 0 else (1, 25, 0)
-    ):
+    if colour1 not in (1, -1) or tuple(n[F_COLOUR + 1:F_COLOUR + 4]) != FIBS_FRAMES[colour1]:
         return "player 1's colour, direction, home and bar do not agree"
     if turn not in (1, -1):
         return f"turn {turn!r} names no side to act"
@@ -467,7 +497,7 @@ def _format_fibs(b: FibsBoard) -> str:
     off1, off2, bar1, bar2 = (
         (off_o, off_x, bar_o, bar_x) if colour1 > 0 else (off_x, off_o, bar_x, bar_o)
     )
-    consts = [-1, 0, 25] if colour1 > 0 else [1, 25, 0]
+    consts = FIBS_FRAMES[colour1]
     nums = [b.match_length or FIBS_MONEY, *score, *p, colour, *dice1, *dice2, b.cube_value,
             may1, may2, int(b.double_pending), colour1, *consts, off1, off2, bar1, bar2,
             b.can_move, b.forced, int(b.post_crawford), b.redoubles]
@@ -512,7 +542,8 @@ def line_checkers(text: str) -> int | None:
         return None
 
 
-_BOARD_IN_TEXT = re.compile(r"board:[^:\n]*:[^:\n]*(?::-?[0-9]{1,6}){50}", re.IGNORECASE)
+_BOARD_IN_TEXT = re.compile(
+    r"board:[^:\n]*:[^:\n]*" + f"(?::-?[0-9]{{1,{MAX_DIGITS}}}){{{N_NUMBERS}}}", re.IGNORECASE)
 
 
 _PARSERS = {"gnubg_external": _parse_gnubg, "fibs": _parse_fibs}
@@ -548,12 +579,109 @@ def parse_gnubg_line(line: str) -> FibsBoard:
     return fb if fb is not None else parse_fibs_board(line)
 
 
+def parse_gnubg_question(line: str) -> tuple[FibsBoard, bool]:
+    """A gnubg board line (as :func:`parse_gnubg_line`) and whether it is gnubg 1.07's
+    question after the opponent *beavered*.
+
+    gnubg asks the original doubler about a beaver with the take-question flag set but the
+    turn field naming the doubler itself (so the usual rule "turn = the doubler" names the
+    wrong side, and the cube then seems to be mine). Such a line is read with the turn
+    reversed: I am the side on turn, the beaverer owns the cube at the value before the
+    beaver. Raises :class:`FibsBoardError` (the first parser's) for any other bad line.
+    """
+    try:
+        return parse_gnubg_line(line), False
+    except FibsBoardError as first:
+        fields_ = line.split(":")
+        turn = 1 + 2 + F_TURN          # "board" and the two names come first
+        if (len(fields_) != 1 + 2 + N_NUMBERS or fields_[1 + 2 + F_DOUBLED] != "1"
+                or fields_[turn] not in ("1", "-1")):
+            raise
+        fields_[turn] = "1" if fields_[turn] == "-1" else "-1"
+        try:
+            fb = parse_fibs_board(":".join(fields_), "gnubg_external")
+        except FibsBoardError:
+            raise first from None
+        if fb.cube_owner != "opponent" or not fb.double_pending or fb.match_length:
+            raise
+        return fb, True
+    except (ValueError, IndexError) as exc:  # a parser slip must not look like a crash
+        raise FibsBoardError(f"cannot read board line {line!r}: {exc}") from None
+
+
+def format_beaver_question(board: FibsBoard) -> str:
+    """The line gnubg 1.07 writes to ask the original doubler whether to accept a beaver:
+    ``board`` is the doubler's take question (double pending, the beaverer owning the cube
+    at its value before the beaver) written with the turn field naming the doubler itself;
+    :func:`parse_gnubg_question` reads it back as ``(board, True)``."""
+    fields_ = format_fibs_board(board, "gnubg_external").split(":")
+    turn = 1 + 2 + F_TURN
+    fields_[turn] = str(-int(fields_[turn]))
+    return ":".join(fields_)
+
+
+GnubgQuestion = Literal["move", "double_or_roll", "take", "beavered", "resignation"]
+
+
+def line_name(label: str) -> str:
+    """``label`` as gnubg's board-line reader takes a name: letters, digits, ``_``."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", label)[:30] or "player"
+    return "p" + name if name[0].isdigit() else name
+
+
+def gnubg_line(state: MatchState, me: int, names: tuple[str, str],
+               question: GnubgQuestion) -> str:
+    """The ``board:`` line (gnubg-external dialect) that asks player ``me`` ``question`` in
+    ``state``, as gnubg 1.07's referee writes it.
+
+    ``names`` are ``(mine, the opponent's)``, made line-safe by :func:`line_name`. ``"take"``
+    asks the doubled side; ``"beavered"`` asks the original doubler whether to accept the
+    beaver (:func:`format_beaver_question`); ``"resignation"`` is the position of the side
+    offered a resignation, to be sent with ``resignation N`` after it.
+    """
+    from gbot.core.board import flip_py
+    from gbot.match import CENTRE
+    from gbot.position import Position
+
+    opp = 1 - me
+    board = state.board_array()
+    if state.player_on_roll != me:
+        board = flip_py(board)
+    board = Position(board, max_checkers=state.rules.checkers).board   # checks the board
+    owner: CubeOwner = (
+        "centre" if state.cube_owner == CENTRE else "me" if state.cube_owner == me
+        else "opponent")
+    crawford = state.match_length > 0 and state.crawford
+    post = state.post_crawford
+    dice = state.dice if question == "move" else (0, 0)
+    if question == "resignation" and crawford:
+        # gnubg's line cannot ask anything but a move in the Crawford game; the cube is dead
+        # then, and the question is put as a game without Crawford flags
+        crawford = post = False
+    beavered = question == "beavered"
+    fb = FibsBoard(
+        points=tuple(int(v) for v in board),
+        dice=(int(dice[0]), int(dice[1])),
+        cube_value=state.cube_value,
+        cube_owner="opponent" if beavered else owner,
+        may_double=(False, True) if beavered else (owner != "opponent", owner != "me"),
+        double_pending=question in ("take", "beavered"),
+        score=(state.score[me], state.score[opp]),
+        match_length=state.match_length,
+        crawford_game=crawford,
+        post_crawford=post,
+        names=(line_name(names[0]), line_name(names[1])),
+        dialect="gnubg_external",
+        colour=1 if me == 1 else -1,
+        checkers=state.rules.checkers,
+    )
+    return format_beaver_question(fb) if beavered else format_fibs_board(fb, "gnubg_external")
+
+
 _OWNERS: tuple[CubeOwner, ...] = ("centre", "me", "opponent")
 
 
 def _gnubg_compiled(line: str) -> FibsBoard | None:
-    from gbot.core import boardline as _bl
-
     s = line.strip().strip("\x00").strip()
     if not s.startswith("board:"):
         return None
@@ -658,8 +786,13 @@ __all__ = [
     "MAX_MATCH_LENGTH",
     "FibsBoard",
     "Question",
+    "GnubgQuestion",
+    "format_beaver_question",
     "format_fibs_board",
+    "gnubg_line",
     "line_checkers",
+    "line_name",
     "parse_fibs_board",
     "parse_gnubg_line",
+    "parse_gnubg_question",
 ]

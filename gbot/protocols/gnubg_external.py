@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import gbot
-from gbot.errors import FibsBoardError, GbotError, ProtocolError
+from gbot.errors import GbotError, ProtocolError
 from gbot.match import MatchState, Rules
-from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board, parse_gnubg_line
+from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_question
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
@@ -236,7 +236,7 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
     if not line.startswith("board:"):
         line = "board:" + line[6:]
     opts = _options(opts_text, evaluation)
-    fb, beavered = _parse_board(line)
+    fb, beavered = parse_gnubg_question(line)
     engine = session.engine
     rules = _rules(engine.rules, opts, fb)
     if rules is not engine.rules and rules != engine.rules:
@@ -259,32 +259,6 @@ def _board(session: Session, text: str, evaluation: bool) -> str:
 def _state(fb: FibsBoard, rules: Rules, opts: _Options) -> MatchState:
     """The line's match state under the session's rules and the request's options."""
     return fb.match_state(rules, False if opts.crawford is False else None)
-
-
-def _parse_board(line: str) -> tuple[FibsBoard, bool]:
-    """The board line, and whether it is gnubg's question after the opponent *beavered*.
-
-    gnubg 1.07 asks the original doubler about a beaver with the take-question flag set but
-    the turn field naming the doubler itself (so the usual rule "turn = the doubler" names the
-    wrong side, and the cube then seems to be mine). Such a line is read with the turn
-    reversed: I am the side on turn, the beaverer owns the cube at the value before the beaver.
-    """
-    try:
-        return parse_gnubg_line(line), False
-    except FibsBoardError as first:
-        fields = line.split(":")
-        if len(fields) != 53 or fields[40] != "1" or fields[32] not in ("1", "-1"):
-            raise
-        fields[32] = "1" if fields[32] == "-1" else "-1"
-        try:
-            fb = parse_fibs_board(":".join(fields), "gnubg_external")
-        except FibsBoardError:
-            raise first from None
-        if fb.cube_owner != "opponent" or not fb.double_pending or fb.match_length:
-            raise
-        return fb, True
-    except (ValueError, IndexError) as exc:  # a parser slip must not look like a crash
-        raise FibsBoardError(f"cannot read board line {line!r}: {exc}") from None
 
 
 def _options(text: str, evaluation: bool) -> _Options:

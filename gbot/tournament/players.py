@@ -59,7 +59,7 @@ from typing import Any, Literal, Protocol
 
 from gbot.core.board import flip_py
 from gbot.errors import IllegalMoveError, MoveParseError, PlayerError, TournamentError
-from gbot.match import CENTRE, MatchState, Rules
+from gbot.match import MatchState, Rules
 from gbot.position import Play, Position
 
 __all__ = [
@@ -488,61 +488,14 @@ class RandomPlayer:
 # --------------------------------------------------------------------------- external
 
 
-def _line_name(label: str) -> str:
-    """``label`` as gnubg's board-line reader takes a name: letters, digits, ``_``."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", label)[:30] or "player"
-    return "p" + name if name[0].isdigit() else name
-
-
 def board_line(state: MatchState, me: int, names: tuple[str, str],
                question: Literal["move", "double_or_roll", "take", "beavered", "resignation"]
                ) -> str:
-    """The ``board:`` line (gnubg-external dialect) that asks ``me`` ``question`` in ``state``.
+    """The ``board:`` line (gnubg-external dialect) that asks ``me`` ``question`` in ``state``:
+    :func:`gbot.protocols.fibs_board.gnubg_line`, the line's owner."""
+    from gbot.protocols.fibs_board import gnubg_line
 
-    ``names`` are ``(mine, the opponent's)``. ``"take"`` asks the doubled side; ``"beavered"``
-    asks the original doubler whether to accept the beaver, written as gnubg 1.07 writes it
-    (a take question whose turn field names the doubler itself); ``"resignation"`` is the
-    position of the side offered a resignation, to be sent with ``resignation N`` after it.
-    """
-    from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
-
-    opp = 1 - me
-    pos = my_view(state, me)
-    owner: Literal["me", "opponent", "centre"] = (
-        "centre" if state.cube_owner == CENTRE else "me" if state.cube_owner == me
-        else "opponent")
-    crawford = state.match_length > 0 and state.crawford
-    post = state.post_crawford
-    dice = state.dice if question == "move" else (0, 0)
-    if question == "resignation" and crawford:
-        # gnubg's line cannot ask anything but a move in the Crawford game; the cube is dead
-        # then, and the question is put as a game without Crawford flags
-        crawford = post = False
-    pending = question in ("take", "beavered")
-    fb = FibsBoard(
-        points=tuple(int(v) for v in pos.board),
-        dice=(int(dice[0]), int(dice[1])),
-        cube_value=state.cube_value,
-        cube_owner="opponent" if question == "beavered" else owner,
-        may_double=(owner != "opponent", owner != "me"),
-        double_pending=pending,
-        score=(state.score[me], state.score[opp]),
-        match_length=state.match_length,
-        crawford_game=crawford,
-        post_crawford=post,
-        names=(_line_name(names[0]), _line_name(names[1])),
-        dialect="gnubg_external",
-        colour=1 if me == 1 else -1,
-        checkers=state.rules.checkers,
-    )
-    if question == "beavered":
-        fb = replace(fb, may_double=(False, True))
-    line = format_fibs_board(fb, "gnubg_external")
-    if question == "beavered":
-        fields = line.split(":")
-        fields[32] = str(-int(fields[32]))   # the turn field: the doubler itself
-        line = ":".join(fields)
-    return line
+    return gnubg_line(state, me, names, question)
 
 
 class ExternalPlayer:
