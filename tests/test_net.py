@@ -252,6 +252,28 @@ def test_selfplay_labels_every_candidate(tmp_path: Path) -> None:
     assert (C.classify_many(boards) != C.OVER).all()
 
 
+def test_selfplay_from_race_starts(tmp_path: Path, heldout: tuple) -> None:
+    """Games from given boards start there (the first candidates are plays from the start
+    board) and, from races, stay races."""
+    pytest.importorskip("gnubg_nn")
+    from gbot.core.movegen import legal_boards
+    from gbot.train import selfplay as S
+
+    boards, _ = heldout
+    races = boards[C.classify_many(boards) == C.RACE]
+    on_board = np.minimum(np.clip(races, 0, None).sum(axis=1), np.clip(-races, 0, None).sum(axis=1))
+    starts = races[on_board >= 8][:2]     # neither side about to finish
+    S.run(tmp_path, games=2, seed=3, chunk_games=2, log=lambda m: None, starts=starts)
+    with np.load(tmp_path / "chunk-00000.npz") as z:
+        got, game, turn = z["boards"], z["game"], z["turn"]
+    assert set(C.classify_many(got).tolist()) <= {C.RACE, C.BEAROFF}
+    for g in (0, 1):
+        first = got[(game == g) & (turn == 0)]
+        legal = {(-r[::-1]).tobytes() for d1 in range(1, 7) for d2 in range(d1, 7)
+                 for r in legal_boards(starts[g], d1, d2)}
+        assert first.shape[0] > 0 and all(b.astype(np.int8).tobytes() in legal for b in first)
+
+
 def test_supervised_fit_reduces_error(heldout: tuple) -> None:
     pytest.importorskip("torch")
     from gbot.train.fit import FitConfig, evaluate_arrays, fit, metrics

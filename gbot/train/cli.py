@@ -85,6 +85,18 @@ def _check_data(path: Path) -> None:
         _check_npz(path, "--data")
 
 
+def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """``(boards, probs)`` of a ``--data`` set (checked by :func:`_check_data`)."""
+    from gbot.train import data as D
+    if path.is_dir() and (path / "positions.npz").exists():
+        from gbot.train.label import load as load_labels
+        return load_labels(path)
+    if path.is_dir():
+        from gbot.train.selfplay import load
+        return D.dedupe(*load(path))
+    return D.load_npz(path)
+
+
 def _check_weights(path: Path, option: str) -> None:
     """``path`` must be a weights file gbot can read, else a one-line error."""
     from gbot.errors import GbotError
@@ -165,13 +177,27 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
 @click.option("--chunk-games", default=200, show_default=True)
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
               default=None)
+@click.option("--starts", type=click.Path(path_type=Path, exists=True), default=None,
+              help="start the games from these boards (a --data set) instead of the opening")
+@click.option("--starts-class", type=click.Choice(["any", "contact", "crashed", "race"]),
+              default="any", show_default=True, help="keep only --starts boards of this class")
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
-             weights: Path | None) -> None:
+             weights: Path | None, starts: Path | None, starts_class: str) -> None:
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
     from gbot.train import selfplay as S
     if weights is not None:
         _check_weights(weights, "--weights")
-    S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"))
+    boards = None
+    if starts is not None:
+        from gbot.core import classify as C
+        _check_data(starts)
+        boards = _load_data(starts)[0]
+        if starts_class != "any":
+            boards = boards[C.classify_many(boards) == C.NAMES.index(starts_class)]
+        if boards.shape[0] == 0:
+            raise click.UsageError(f"--starts {str(starts)!r} holds no {starts_class} boards")
+    S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"),
+          starts=boards)
 
 
 @cli.command()
@@ -242,14 +268,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     boards, probs = [], []
     weights = list(data_weights) or [1.0] * len(data_paths)
     for path, w in zip(data_paths, weights, strict=True):
-        if path.is_dir() and (path / "positions.npz").exists():
-            from gbot.train.label import load as load_labels
-            b, p = load_labels(path)
-        elif path.is_dir():
-            from gbot.train.selfplay import load
-            b, p = D.dedupe(*load(path))
-        else:
-            b, p = D.load_npz(path)
+        b, p = _load_data(path)
         reps = max(1, int(round(w)))
         log(f"data {path}: {b.shape[0]} positions x{reps}")
         boards += [b] * reps

@@ -11,6 +11,10 @@ and with probability ``eps`` a uniformly random candidate instead. All candidate
 (``played`` marks the one chosen), so the set teaches both the main lines and the plays that
 good play avoids. Game ``n`` draws everything from ``numpy.random.default_rng([seed, n])``.
 
+With ``starts`` (boards, side to move about to roll) game ``n`` starts from
+``starts[n % len(starts)]`` with any first roll instead of the opening: for example races
+taken from earlier games, to teach the race network on many more race positions.
+
 Output: ``chunk-NNNNN.npz`` files (``boards``, ``probs``, ``played``, ``game``, ``turn``: the
 candidates of one roll share a game and turn number) written atomically; a rerun continues
 after the last complete chunk.
@@ -33,17 +37,18 @@ EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 
 
 def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
-              legal_boards: Callable[..., npt.NDArray[np.int8]]
+              legal_boards: Callable[..., npt.NDArray[np.int8]],
+              start: npt.NDArray[np.int8] | None = None
               ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_],
                          npt.NDArray[np.int32]]:
     """One game: ``(boards, gnubg 0-ply probabilities, played flags, turn numbers)`` of every
     candidate."""
     g = gnubg()
     rng = np.random.default_rng([seed, game])
-    board = START.copy()
+    board = START.copy() if start is None else np.array(start, dtype=np.int8)
     while True:
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        if d1 != d2:
+        if d1 != d2 or start is not None:
             break
     boards: list[npt.NDArray[np.int8]] = []
     probs: list[npt.NDArray[np.float32]] = []
@@ -88,8 +93,10 @@ def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
 
 def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.1,
         chunk_games: int = 200, weights: Path | None = None,
-        log: Callable[[str], None] = print) -> None:
-    """Play ``games`` games into ``out`` (resuming after the chunks already there)."""
+        log: Callable[[str], None] = print,
+        starts: npt.NDArray[np.int8] | None = None) -> None:
+    """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
+    opening or, given ``starts``, from those boards in turn."""
     from gbot.core.movegen import legal_boards
 
     out.mkdir(parents=True, exist_ok=True)
@@ -101,10 +108,12 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
     start_chunk = len(done)
     t0 = time.time()
     n_rows = 0
-    for c in range(start_chunk, (games + chunk_games - 1) // chunk_games):
+    n_chunks = (games + chunk_games - 1) // chunk_games
+    for c in range(start_chunk, n_chunks):
         parts = []
         for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
-            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards)
+            start = None if starts is None else starts[gi % starts.shape[0]]
+            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards, start)
             parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
         b = np.concatenate([x[0] for x in parts])
         p = np.concatenate([x[1] for x in parts])
@@ -116,9 +125,12 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx, turn=tidx)
         tmp.replace(path)
         n_rows += b.shape[0]
-        rate = n_rows / max(time.time() - t0, 1e-9)
-        log(f"chunk {c}: games {c * chunk_games}..{min(games, (c + 1) * chunk_games) - 1}, "
-            f"{b.shape[0]} positions ({rate:.0f}/s)")
+        elapsed = max(time.time() - t0, 1e-9)
+        rate = n_rows / elapsed
+        eta = elapsed / (c + 1 - start_chunk) * (n_chunks - c - 1)
+        log(f"chunk {c + 1}/{n_chunks}: games {c * chunk_games}.."
+            f"{min(games, (c + 1) * chunk_games) - 1}, {b.shape[0]} positions "
+            f"({rate:.0f}/s, ETA {eta / 60:.1f} min)")
 
 
 def load(folder: Path, played_only: bool = False
