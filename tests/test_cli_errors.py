@@ -93,6 +93,14 @@ def test_train_supervised_without_torch(monkeypatch: pytest.MonkeyPatch,
     assert not (tmp_path / "w").exists()
 
 
+def test_train_supervised_only_needs_init(tmp_path: Path) -> None:
+    data = tmp_path / "d.npz"
+    np.savez(data, boards=np.zeros((2, 26), np.int8), probs=np.zeros((2, 5), np.float32))
+    one_line_error(invoke("train", "supervised", "--data", str(data), "--val", str(data),
+                          "--only", "race", "--workdir", str(tmp_path / "w")), 2, "--init")
+    assert not (tmp_path / "w").exists()
+
+
 def test_train_label_missing_source(tmp_path: Path) -> None:
     out = tmp_path / "lab"
     one_line_error(invoke("train", "label", "--src", "/nonexistent", "--out", str(out)), 1,

@@ -274,6 +274,25 @@ def test_selfplay_from_race_starts(tmp_path: Path, heldout: tuple) -> None:
         assert first.shape[0] > 0 and all(b.astype(np.int8).tobytes() in legal for b in first)
 
 
+def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple) -> None:
+    pytest.importorskip("torch")
+    from gbot.train.supervised import default_configs, train_networks
+
+    boards, probs = heldout
+    init = Networks.default()
+    configs = default_configs(hidden=init.hidden, epochs=1)
+    nets, report = train_networks(boards[:400], probs[:400].astype(np.float32), boards[400:600],
+                                  probs[400:600].astype(np.float32), configs, tmp_path,
+                                  init=init, finetune=True, log=lambda m: None, only=("race",))
+    assert set(report) == {"race"}
+    for name in ("contact", "crashed"):
+        assert all(np.array_equal(nets.nets[name][k], init.nets[name][k]) for k in init.nets[name])
+    assert not np.array_equal(nets.nets["race"]["w1"], init.nets["race"]["w1"])
+    with pytest.raises(ValueError, match="init"):
+        train_networks(boards[:10], probs[:10].astype(np.float32), boards[:10],
+                       probs[:10].astype(np.float32), configs, tmp_path, only=("race",))
+
+
 def test_supervised_fit_reduces_error(heldout: tuple) -> None:
     pytest.importorskip("torch")
     from gbot.train.fit import FitConfig, evaluate_arrays, fit, metrics

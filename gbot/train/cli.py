@@ -245,6 +245,9 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
 @click.option("--lr", default=2e-3, show_default=True, help="initial learning rate")
 @click.option("--lr-final", default=5e-5, show_default=True,
               help="learning rate at the end (exponential decay)")
+@click.option("--only", "only", multiple=True,
+              type=click.Choice(["contact", "crashed", "race"]),
+              help="fit just this network (repeatable); the others are --init's")
 @click.option("--finetune", is_flag=True,
               help="continue every network (crashed too) from --init instead of refitting")
 @click.option("--workdir", type=click.Path(path_type=Path), default=RUNS / "supervised",
@@ -253,7 +256,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
               show_default=True)
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
-               lr: float, lr_final: float, finetune: bool, workdir: Path, out: Path) -> None:
+               lr: float, lr_final: float, only: tuple[str, ...], finetune: bool,
+               workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.eval.net import Networks
     from gbot.train import data as D
@@ -263,6 +267,8 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     _check_npz(val, "--val")
     if init is not None:
         _check_weights(init, "--init")
+    elif only:
+        raise click.UsageError("--only needs --init (the weights of the other networks)")
     _require_torch("supervised")
     log = _log_to(workdir / "log.txt")
     boards, probs = [], []
@@ -278,11 +284,12 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
                                   init=Networks.load(init) if init else None,
-                                  finetune=finetune, log=log)
+                                  finetune=finetune, log=log, only=only)
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
-                            "init": str(init) if init else None, "report": report})
+                            "only": list(only), "init": str(init) if init else None,
+                            "report": report})
     log(f"wrote {out}: {json.dumps(report)}")
 
 

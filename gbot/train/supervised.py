@@ -38,17 +38,27 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    val_boards: npt.NDArray[np.int8], val_probs: npt.NDArray[np.float32],
                    configs: dict[str, FitConfig], workdir: Path,
                    init: Networks | None = None, finetune: bool = False,
-                   log: Callable[[str], None] = print) -> tuple[Networks, dict[str, Any]]:
+                   log: Callable[[str], None] = print,
+                   only: tuple[str, ...] = ()) -> tuple[Networks, dict[str, Any]]:
     """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
     bootstrap) gives the starting weights of the contact and race networks, and with
-    ``finetune`` of the crashed network too. Returns the networks and a report (sample counts
-    and validation metrics per network)."""
+    ``finetune`` of the crashed network too. With ``only`` just those networks are fitted and
+    the others are ``init``'s, unchanged. Returns the networks and a report (sample counts and
+    validation metrics per network)."""
+    if only and (init is None or any(n not in ROUTES for n in only)
+                 or any(n not in init.nets for n in ROUTES if n not in only)):
+        raise ValueError("fitting only some networks needs init weights for the others")
     workdir.mkdir(parents=True, exist_ok=True)
     classes = C.classify_many(boards)
     val_classes = C.classify_many(val_boards)
     nets: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
     report: dict[str, Any] = {}
     for name in ("contact", "crashed", "race"):
+        if only and name not in only:
+            assert init is not None
+            nets[name] = init.nets[name]
+            log(f"[{name}] kept from the init weights")
+            continue
         sel = _select(classes, ROUTES[name])
         vsel = _select(val_classes, ROUTES[name][:1] if name == "contact" else ROUTES[name])
         cfg = replace(configs[name], extra={**configs[name].extra, "net": name,
