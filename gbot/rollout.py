@@ -50,6 +50,8 @@ Progress = Callable[[int, int], None]
 """``progress(trials done, trials planned)``."""
 
 _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+ROLLOUT_PLIES = (0, 1)
+"""The plies :class:`RolloutSettings` takes for checker play and cube decisions."""
 _PATH_LEN = 400
 """Boards recorded per trial for the cubeful replay (a longer game is valued at 0-ply there)."""
 
@@ -67,8 +69,12 @@ class RolloutSettings:
     at a bear-off in the two-sided table. ``variance_reduction``: luck cancellation against
     the 21 rolls' 0-ply average. ``quasi_random``: stratified first and second rolls.
     ``min_se``: stop a position once the standard error of its (cubeless) equity is below this,
-    checked every ``batch`` trials. ``workers``: processes (1: this process); ``backend``
-    ``"process"`` or ``"ray"`` (``ray_address`` for a cluster). ``chunk``: trials per task.
+    checked every ``batch`` trials. ``checker_ply``: the ply of the plays inside the rollout
+    (0, or 1: the evaluator's 1-ply choice among the candidates its first move filter keeps,
+    :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply of the probabilities
+    the cube model decides on in the cubeful replay (0 or 1). ``workers``: processes (1: this
+    process); ``backend`` ``"process"`` or ``"ray"`` (``ray_address`` for a cluster).
+    ``chunk``: trials per task.
     """
 
     trials: int = 1296
@@ -83,11 +89,14 @@ class RolloutSettings:
     backend: str = "process"
     ray_address: str | None = None
     chunk: int = 36
+    checker_ply: int = 0
+    cube_ply: int = 0
 
     def __post_init__(self) -> None:
         """Reject settings that cannot run."""
         ints = {"trials": self.trials, "truncate": self.truncate, "seed": self.seed,
-                "batch": self.batch, "workers": self.workers, "chunk": self.chunk}
+                "batch": self.batch, "workers": self.workers, "chunk": self.chunk,
+                "checker_ply": self.checker_ply, "cube_ply": self.cube_ply}
         for name, v in ints.items():
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
                 raise RolloutError(f"{name} must be an integer, got {v!r}")
@@ -98,6 +107,9 @@ class RolloutSettings:
             raise RolloutError(f"workers must be >= 1 and seed within 0..2**32-1: {self!r}")
         if not (self.min_se >= 0.0 and math.isfinite(self.min_se)):
             raise RolloutError(f"min_se must be a number >= 0, got {self.min_se!r}")
+        if self.checker_ply not in ROLLOUT_PLIES or self.cube_ply not in ROLLOUT_PLIES:
+            raise RolloutError(f"checker_ply and cube_ply must be 0 or 1, got "
+                               f"{self.checker_ply!r} and {self.cube_ply!r}")
         if self.backend not in ("process", "ray"):
             raise RolloutError(f"backend must be 'process' or 'ray', got {self.backend!r}")
 
@@ -197,6 +209,7 @@ def _run(task: _Task) -> _Done:
     """Play one task's trials (in a worker or here)."""
     from gbot.core import movegen
     from gbot.core import rollout as kernel
+    from gbot.eval.evaluator import DEFAULT_FILTERS
 
     s = task.settings
     m = task.boards.shape[0]
@@ -206,10 +219,11 @@ def _run(task: _Task) -> _Done:
     length = (s.truncate or _PATH_LEN) + 1 if task.paths else 0
     paths = np.zeros((m * task.n if task.paths else 0, length, 26), dtype=np.int8)
     vr = s.variance_reduction and not task.paths
+    f = DEFAULT_FILTERS[0]
     code = kernel.rollout_many(task.boards, task.n, task.t0, s.seed, task.keys, s.truncate,
-                               s.quasi_random, vr, s.bearoff_stop, False,
-                               *kernel_args(task.weights), movegen.HASH_KEYS, out, plies, ends,
-                               paths)  # type: ignore[call-arg]
+                               s.quasi_random, vr, s.bearoff_stop, False, s.checker_ply,
+                               f.keep, f.window, *kernel_args(task.weights), movegen.HASH_KEYS,
+                               out, plies, ends, paths)  # type: ignore[call-arg]
     if code != kernel.OK:
         raise RolloutError("a position in the rollout has too many plays for the kernel")
     return task, out, plies, ends, (paths if task.paths else None)
@@ -297,9 +311,11 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
                    variance_reduction: bool = True, seed: int = 1, workers: int = 1,
                    backend: str = "process", weights: str | os.PathLike[str] | None = None,
                    bearoff_stop: bool = True, progress: Progress | None = None,
+                   checker_ply: int = 0,
                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Cubeless 0-ply rollouts of many boards: ``(probabilities, std_errors)``, both
-    ``float64[n, 5]`` for the side to move of each board (about to roll).
+    """Cubeless rollouts of many boards (``checker_ply`` as in :class:`RolloutSettings`):
+    ``(probabilities, std_errors)``, both ``float64[n, 5]`` for the side to move of each
+    board (about to roll).
 
     Every board gets ``trials`` games (quasi-random openings, luck cancelled when
     ``variance_reduction``); board ``i``'s dice depend on ``seed`` and ``i`` only, so the
@@ -308,7 +324,7 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
     arr = _as_boards(boards)
     s = RolloutSettings(trials=trials, truncate=truncate, seed=seed, workers=workers,
                         backend=backend, variance_reduction=variance_reduction,
-                        bearoff_stop=bearoff_stop)
+                        bearoff_stop=bearoff_stop, checker_ply=checker_ply)
     w = os.fspath(weights) if weights is not None else None
     n = arr.shape[0]
     step = 64
@@ -473,7 +489,8 @@ class Rollout:
         res = self._cubeless(t, False)
         from gbot.rollout_cube import replay
 
-        vals, mwc = replay(t, state, "free")
+        vals, mwc = replay(t, state, "free", cube_ply=self.settings.cube_ply,
+                           weights=self.weights)
         return _with_cubeful(res, vals, mwc)
 
     def plays(self, pos: Any, dice: Sequence[int], state: Any = None,
@@ -495,7 +512,8 @@ class Rollout:
             if cubeful:
                 from gbot.rollout_cube import opponent_state, replay
 
-                vals, mwc = replay(t, opponent_state(state), "free")
+                vals, mwc = replay(t, opponent_state(state), "free",
+                                   cube_ply=self.settings.cube_ply, weights=self.weights)
                 res = _with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
                                     match_state=state)
             rows.append(PlayRollout(h.play, res))
@@ -512,7 +530,9 @@ class Rollout:
 
         arr = _as_boards(np.asarray(pos.board))
         t = self._trials(arr, True)[0]
-        found: CubeRollout = decide_branches(self._cubeless(t, False), t, state)
+        found: CubeRollout = decide_branches(self._cubeless(t, False), t, state,
+                                             cube_ply=self.settings.cube_ply,
+                                             weights=self.weights)
         return found
 
 

@@ -1,8 +1,11 @@
 """Cubeful figures of a rollout: each trial's game replayed with the cube.
 
 The games come from :mod:`gbot.rollout` with the board at every ply recorded. Along a game,
-the side on roll considers the cube before each roll with the cube model at 0-ply
-(:func:`gbot.cube.decide` on the board's 0-ply probabilities and cube life): a double that the
+the side on roll considers the cube before each roll with the cube model
+(:func:`gbot.cube.decide` on the board's 0-ply, or with ``cube_ply`` 1 its 1-ply,
+probabilities and its cube life), where the engine would ask the model: not below
+:data:`gbot.engine.NO_DOUBLE_BELOW` while the cube is alive for the opponent
+(:func:`gbot.engine.dead_for_opponent`) and the game is not post-Crawford: a double that the
 model passes ends the game for the cube's value, a take (or beaver) raises the cube and hands
 it over. A finished game scores its points times the cube (single under the Jacoby rule with a
 centred cube); a game that stopped early (truncation, bear-off table) is valued by the cube
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -27,9 +31,6 @@ from gbot.cube.decision import board_cube_life, decide_from_equities
 __all__ = ["decide_branches", "opponent_state", "replay"]
 
 F64 = npt.NDArray[np.float64]
-NO_DOUBLE_BELOW = 0.45
-"""In money play and before the Crawford game nobody doubles below this winning chance (the
-engine's own pre-filter)."""
 _MULT = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
 _SWAP = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
 
@@ -82,13 +83,40 @@ def _action_value(d: Any, cube: int, money: bool) -> float:
     return float(dp if d.response == "pass" else dt)
 
 
-def replay(trials: Any, state: Any, mode: str = "free") -> tuple[F64, F64 | None]:
+def _screen(state: Any) -> Callable[[float, int, int], bool]:
+    """``skip(win, cube, mover)``: whether the engine answers ``roll`` without asking the cube
+    model (:data:`gbot.engine.NO_DOUBLE_BELOW`, not post-Crawford, the cube not dead for the
+    opponent: :func:`gbot.engine.dead_for_opponent`); ``mover`` 0 is the root's side."""
+    from gbot.engine import NO_DOUBLE_BELOW, dead_for_opponent
+
+    root = state.player_on_roll
+    post = bool(state.post_crawford)
+    dead: dict[tuple[int, int], bool] = {}
+
+    def skip(win: float, cube: int, mover: int) -> bool:
+        if win >= NO_DOUBLE_BELOW or post:
+            return False
+        key = (cube, mover)
+        d = dead.get(key)
+        if d is None:
+            d = dead_for_opponent(replace(state, cube_value=cube), root if mover == 0
+                                  else 1 - root)
+            dead[key] = d
+        return not d
+
+    return skip
+
+
+def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
+           weights: str | None = None) -> tuple[F64, F64 | None]:
     """Per-trial cubeful values for the root (the player on roll of ``state``).
 
     ``mode``: ``"free"`` (the root may double before its first roll), ``"nd"`` (it does not)
-    or ``"dt"`` (it doubles and is taken). Returns ``(values, mwc)``: money points per unit of
-    the starting cube (mwc None), or in a match the EMG per trial and the match winning
-    chance per trial."""
+    or ``"dt"`` (it doubles and is taken). ``cube_ply``: the ply of the probabilities the
+    cube decisions are made on (each board evaluated at that ply only where a decision needs
+    it); ``weights``: the networks file (None: the shipped networks). Returns
+    ``(values, mwc)``: money points per unit of the starting cube (mwc None), or in a match
+    the EMG per trial and the match winning chance per trial."""
     from gbot.eval.evaluator import Evaluator
 
     base = context_from_state(state, 0.68)
@@ -99,41 +127,81 @@ def replay(trials: Any, state: Any, mode: str = "free") -> tuple[F64, F64 | None
     paths = np.concatenate(trials.paths)
     n = out.shape[0]
     flat = np.concatenate([paths[i, :int(plies[i]) + 1] for i in range(n)])
-    probs = Evaluator().evaluate(flat, 0)
+    ev = Evaluator(weights)
+    probs = ev.evaluate(flat, 0)
+    if cube_ply > 0:           # filled in as the decisions need them
+        deep = np.full((flat.shape[0], 5), np.nan)
+    else:
+        deep = probs
+    lives: dict[int, float] = {}
+
+    def life(row: int) -> float:
+        x = lives.get(row)
+        if x is None:
+            x = lives[row] = board_cube_life(flat[row])
+        return x
+
+    skip = _screen(state)
     starts = np.concatenate([[0], np.cumsum(plies + 1)])
     c0 = base.cube
     owner0 = -1 if base.owner == Owner.CENTRE else (0 if base.owner == Owner.ME else 1)
-    pre_crawford = not money and not base.crawford and not base.post_crawford
     vals = np.empty(n, dtype=np.float64)
     mwcs = np.empty(n, dtype=np.float64)
+    # per trial: next ply to look at, cube, owner (root's view), value (None: still playing)
+    walk: list[list[Any]] = [[1 if mode != "free" else 0, c0, owner0, None] for _ in range(n)]
+    if mode == "dt":
+        for w in walk:
+            w[1], w[2] = 2 * c0, 1
+    todo = list(range(n))
+    while todo:
+        need: list[int] = []
+        waiting: list[int] = []
+        for i in todo:
+            w = walk[i]
+            j, cube, owner = w[0], w[1], w[2]
+            k = int(plies[i])
+            stalled = False
+            while j < k:
+                root_moves = j % 2 == 0
+                mover = 0 if root_moves else 1
+                row = int(starts[i]) + j
+                if owner >= 0 and owner != mover:
+                    j += 1
+                    continue
+                p = deep[row]
+                if math.isnan(p[0]):
+                    need.append(row)
+                    stalled = True
+                    break
+                if skip(float(p[0]), cube, mover):
+                    j += 1
+                    continue
+                ctx = _ctx(base, root_moves, cube, owner, life(row))
+                if not ctx.can_double():
+                    j += 1
+                    continue
+                d = decide(tuple(float(x) for x in p), ctx)   # type: ignore[arg-type]
+                if not d.doubles:
+                    j += 1
+                    continue
+                if d.response == "pass":
+                    pts = cube if root_moves else -cube
+                    w[3] = float(pts) if money else _mwc(base, pts)
+                    j = k
+                    break
+                cube *= 4 if d.response == "beaver" else 2
+                owner = 1 - mover
+                j += 1
+            w[0], w[1], w[2] = j, cube, owner
+            if stalled:
+                waiting.append(i)
+        if need:
+            rows = np.unique(np.array(need, dtype=np.int64))
+            deep[rows] = ev.evaluate(np.ascontiguousarray(flat[rows]), cube_ply)
+        todo = waiting
     for i in range(n):
-        cube, owner = c0, owner0
-        if mode == "dt":
-            cube, owner = 2 * c0, 1
-        value: float | None = None      # root's points (money) or match chance
+        _, cube, owner, value = walk[i]
         k = int(plies[i])
-        for j in range(k):
-            if j == 0 and mode != "free":
-                continue
-            root_moves = j % 2 == 0
-            mover = 0 if root_moves else 1
-            if owner >= 0 and owner != mover:
-                continue
-            p = probs[starts[i] + j]
-            if (money or pre_crawford) and p[0] < NO_DOUBLE_BELOW:
-                continue
-            ctx = _ctx(base, root_moves, cube, owner, board_cube_life(flat[starts[i] + j]))
-            if not ctx.can_double():
-                continue
-            d = decide(tuple(float(x) for x in p), ctx)   # type: ignore[arg-type]
-            if not d.doubles:
-                continue
-            if d.response == "pass":
-                pts = cube if root_moves else -cube
-                value = float(pts) if money else _mwc(base, pts)
-                break
-            cube *= 4 if d.response == "beaver" else 2
-            owner = 1 - mover
         if value is None:
             r = out[i]
             if ends[i] == 0:
@@ -142,7 +210,7 @@ def replay(trials: Any, state: Any, mode: str = "free") -> tuple[F64, F64 | None
             else:
                 root_moves = k % 2 == 0
                 mine = r if root_moves else np.array([1.0 - r[0], r[3], r[4], r[1], r[2]])
-                ctx = _ctx(base, root_moves, cube, owner, board_cube_life(flat[starts[i] + k]))
+                ctx = _ctx(base, root_moves, cube, owner, life(int(starts[i]) + k))
                 d = decide(tuple(float(min(max(x, 0.0), 1.0)) for x in mine),  # type: ignore[arg-type]
                            ctx)
                 v = _action_value(d, cube, money)
@@ -158,16 +226,18 @@ def replay(trials: Any, state: Any, mode: str = "free") -> tuple[F64, F64 | None
     return (2.0 * mwcs - win - lose) / (win - lose), mwcs
 
 
-def decide_branches(cubeless: Any, trials: Any, state: Any) -> Any:
-    """The rolled-out cube decision (a :class:`gbot.rollout.CubeRollout`)."""
+def decide_branches(cubeless: Any, trials: Any, state: Any, *, cube_ply: int = 0,
+                    weights: str | None = None) -> Any:
+    """The rolled-out cube decision (a :class:`gbot.rollout.CubeRollout`); ``cube_ply`` and
+    ``weights`` as for :func:`replay`."""
     from gbot.rollout import CubeRollout, _with_cubeful
 
     base = context_from_state(state, 0.68)
-    nd_v, nd_m = replay(trials, state, "nd")
+    nd_v, nd_m = replay(trials, state, "nd", cube_ply=cube_ply, weights=weights)
     nd = _with_cubeful(cubeless, nd_v, nd_m)
     if not base.can_double():
         return CubeRollout(nd, nd, float("nan"), "no_double", "take", can_double=False)
-    dt_v, dt_m = replay(trials, state, "dt")
+    dt_v, dt_m = replay(trials, state, "dt", cube_ply=cube_ply, weights=weights)
     dt = _with_cubeful(cubeless, dt_v, dt_m)
     dp_mwc = float("nan") if base.is_money else _mwc(base, base.cube)
     assert nd.cubeful is not None and dt.cubeful is not None
