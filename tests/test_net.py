@@ -293,6 +293,29 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
                        probs[:10].astype(np.float32), configs, tmp_path, only=("race",))
 
 
+def test_rank_term_sees_only_errors_relative_to_the_decision() -> None:
+    torch = pytest.importorskip("torch")
+    from gbot.train.fit import EQUITY_W, _rank_loss, group_order
+
+    y = torch.rand(6, 5, dtype=torch.float32) * 0.5
+    logits = torch.logit(y)
+    groups = torch.tensor([4, 4, 4, 9, 9, 2])
+    eq_w = torch.from_numpy(EQUITY_W)
+    assert float(_rank_loss(torch, logits, y, groups, eq_w)) == pytest.approx(0.0, abs=1e-10)
+    shared = y.clone()
+    shared[:3, 0] += 0.1          # one error shared by the three candidates of group 4
+    assert float(_rank_loss(torch, logits, shared, groups, eq_w)) == pytest.approx(0, abs=1e-10)
+    apart = y.clone()
+    apart[0, 0] += 0.1            # only one candidate off: equity error 0.2 against mean 0.2/3
+    want = ((0.2 - 0.2 / 3) ** 2 + 2 * (0.2 / 3) ** 2) / 6
+    assert float(_rank_loss(torch, logits, apart, groups, eq_w)) == pytest.approx(want, rel=1e-4)
+    order = group_order(np.array([5, 5, 1, 7, 1, 5, 7]), np.random.default_rng(0))
+    seen = np.array([5, 5, 1, 7, 1, 5, 7])[order]
+    assert sorted(order.tolist()) == list(range(7))
+    assert all(len(set(seen[i:i + n])) == 1 for i, n in
+               zip(*np.unique(seen, return_index=True, return_counts=True)[1:], strict=True))
+
+
 def test_supervised_fit_reduces_error(heldout: tuple) -> None:
     pytest.importorskip("torch")
     from gbot.train.fit import FitConfig, evaluate_arrays, fit, metrics

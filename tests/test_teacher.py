@@ -36,6 +36,26 @@ def test_close_candidates_keep_played_and_near_best(tmp_path: Path) -> None:
     assert wide.shape[0] == boards.shape[0] > got.shape[0]
 
 
+def test_close_candidate_groups_are_the_rolls(tmp_path: Path) -> None:
+    sp = _selfplay(tmp_path)
+    with np.load(sp / "chunk-00000.npz") as z:
+        key = z["game"] * 4096 + z["turn"]
+    boards, played, groups = T.close_candidate_groups([sp], 10.0)   # every candidate
+    assert boards.shape[0] == key.shape[0] == groups.shape[0]
+    for g in np.unique(groups):         # one group per (game, turn), one played result each
+        assert np.unique(key[groups == g]).shape[0] == 1 and played[groups == g].sum() == 1
+    assert np.unique(groups).shape[0] == np.unique(key).shape[0]
+    out = tmp_path / "t"
+    T.prepare(out, boards, 40, seed=1, groups=groups)
+    from gbot.train.label import load_groups
+
+    with np.load(out / "positions.npz") as z:
+        chosen, chosen_groups = z["boards"], z["group"]
+    first = {b.tobytes(): int(g) for b, g in zip(boards[::-1], groups[::-1], strict=True)}
+    assert [first[b.tobytes()] for b in chosen] == chosen_groups.tolist()
+    assert load_groups(out) is None          # nothing labelled yet: rows would not line up
+
+
 def test_teacher_labels_resume_and_match_the_teacher(tmp_path: Path) -> None:
     sp = _selfplay(tmp_path)
     boards, _ = T.close_candidates([sp], 0.05)

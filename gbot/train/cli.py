@@ -97,6 +97,14 @@ def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return D.load_npz(path)
 
 
+def _load_groups(path: Path) -> np.ndarray | None:
+    """The decision group of each row of a ``--data`` set, where it has them."""
+    if path.is_dir() and (path / "positions.npz").exists():
+        from gbot.train.label import load_groups
+        return load_groups(path)
+    return None
+
+
 def _check_weights(path: Path, option: str) -> None:
     """``path`` must be a weights file gbot can read, else a one-line error."""
     from gbot.errors import GbotError
@@ -245,6 +253,9 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
 @click.option("--lr", default=2e-3, show_default=True, help="initial learning rate")
 @click.option("--lr-final", default=5e-5, show_default=True,
               help="learning rate at the end (exponential decay)")
+@click.option("--rank-weight", default=0.0, show_default=True,
+              help="weight of the rank term (equity errors relative to the decision's mean) "
+                   "on data sets with decision groups (teacher folders)")
 @click.option("--only", "only", multiple=True,
               type=click.Choice(["contact", "crashed", "race"]),
               help="fit just this network (repeatable); the others are --init's")
@@ -256,8 +267,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
               show_default=True)
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
-               lr: float, lr_final: float, only: tuple[str, ...], finetune: bool,
-               workdir: Path, out: Path) -> None:
+               lr: float, lr_final: float, rank_weight: float, only: tuple[str, ...],
+               finetune: bool, workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.eval.net import Networks
     from gbot.train import data as D
@@ -271,24 +282,34 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
         raise click.UsageError("--only needs --init (the weights of the other networks)")
     _require_torch("supervised")
     log = _log_to(workdir / "log.txt")
-    boards, probs = [], []
+    boards, probs, groups = [], [], []
     weights = list(data_weights) or [1.0] * len(data_paths)
+    next_group = 0
     for path, w in zip(data_paths, weights, strict=True):
         b, p = _load_data(path)
+        g = _load_groups(path)
         reps = max(1, int(round(w)))
-        log(f"data {path}: {b.shape[0]} positions x{reps}")
+        log(f"data {path}: {b.shape[0]} positions x{reps}"
+            + ("" if g is None else f", {np.unique(g).shape[0]} decisions"))
         boards += [b] * reps
         probs += [p] * reps
+        for _ in range(reps):   # each copy its own groups; rows without one stand alone
+            local = np.arange(b.shape[0], dtype=np.int64) if g is None else g - g.min()
+            groups.append(next_group + local)
+            next_group += int(local.max()) + 1 if local.size else 0
     vb, vp = D.load_npz(val)
-    configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final)
+    configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final,
+                              rank_weight=rank_weight)
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
                                   init=Networks.load(init) if init else None,
-                                  finetune=finetune, log=log, only=only)
+                                  finetune=finetune, log=log, only=only,
+                                  groups=np.concatenate(groups) if rank_weight > 0 else None)
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
-                            "only": list(only), "init": str(init) if init else None,
+                            "only": list(only), "rank_weight": rank_weight,
+                            "init": str(init) if init else None,
                             "report": report})
     log(f"wrote {out}: {json.dumps(report)}")
 
@@ -314,8 +335,8 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
     from gbot.train import teacher as T
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
-        boards, played = T.close_candidates(list(src), margin)
-        n = T.prepare(out, boards, limit, seed)
+        boards, played, groups = T.close_candidate_groups(list(src), margin)
+        n = T.prepare(out, boards, limit, seed, groups)
         log(f"chose {n} positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
     T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)

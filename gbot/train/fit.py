@@ -3,7 +3,10 @@
 A network is ``N_INPUTS -> hidden -> 5`` with a hidden activation (``sigmoid`` or ``relu``) and
 sigmoid outputs for win, win_g, win_bg, lose_g, lose_bg. The loss is the mean squared error on
 the five probabilities plus, with weight ``equity_weight``, the squared error of the cubeless
-money equity. Checkpoints (model, optimiser, epoch, RNG state) allow resuming.
+money equity. With decision groups (the candidates of one roll) and ``rank_weight``, a third
+term is the squared equity error *relative to its group's mean error*: what decides a choice
+is the order of a roll's candidates, not an error they share. Batches then hold whole groups
+(shuffled group by group). Checkpoints (model, optimiser, epoch, RNG state) allow resuming.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class FitConfig:
     lr_final: float = 5e-5
     weight_decay: float = 0.0
     equity_weight: float = 0.25
+    rank_weight: float = 0.0
     seed: int = 1
     threads: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +84,26 @@ def _loss(torch: Any, logits: Any, y: Any, eq_w: Any, cfg: FitConfig) -> Any:
     return loss
 
 
+def _rank_loss(torch: Any, logits: Any, y: Any, groups: Any, eq_w: Any) -> Any:
+    """Mean squared equity error relative to the mean error of its group (rows of one group
+    in a batch; a group alone in its batch of one row adds nothing)."""
+    e = (torch.sigmoid(logits) - y) @ eq_w
+    _, inv = torch.unique(groups, return_inverse=True)
+    m = int(inv.max()) + 1
+    total = torch.zeros(m, dtype=e.dtype).index_add_(0, inv, e)
+    count = torch.zeros(m, dtype=e.dtype).index_add_(0, inv, torch.ones_like(e))
+    return ((e - (total / count)[inv]) ** 2).mean()
+
+
+def group_order(groups: npt.NDArray[np.int64], rng: np.random.Generator
+                ) -> npt.NDArray[np.int64]:
+    """A permutation of the rows that shuffles the groups and keeps each group's rows
+    together."""
+    _, inv = np.unique(groups, return_inverse=True)
+    rank = rng.permutation(int(inv.max()) + 1)
+    return np.argsort(rank[inv], kind="stable").astype(np.int64)
+
+
 def evaluate_arrays(params: dict[str, npt.NDArray[np.float32]], activation: str,
                     x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Probabilities of a network from its exported arrays (plain numpy, for checks)."""
@@ -105,9 +129,14 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
         y_val: npt.NDArray[np.float32] | None = None,
         checkpoint: Path | None = None, init: dict[str, npt.NDArray[np.float32]] | None = None,
         sample_weight: npt.NDArray[np.float32] | None = None,
-        log: Callable[[str], None] = print) -> dict[str, npt.NDArray[np.float32]]:
+        log: Callable[[str], None] = print,
+        groups: npt.NDArray[np.int64] | None = None) -> dict[str, npt.NDArray[np.float32]]:
     """Fit one network on boards (encoded chunk by chunk); return its exported arrays.
+    ``groups`` (a decision number per row) enables the rank term (``cfg.rank_weight``).
     Resumes from ``checkpoint`` if it exists."""
+    ranked = groups is not None and cfg.rank_weight > 0
+    if groups is not None and groups.shape[0] != boards.shape[0]:
+        raise ValueError("groups must give one decision number per board")
     torch = _torch()
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -135,15 +164,18 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
     decay = math.log(cfg.lr_final / cfg.lr)
     for epoch in range(start, cfg.epochs):
         t0 = time.time()
-        perm = rng.permutation(n)
+        perm = group_order(groups, rng) if ranked and groups is not None else rng.permutation(n)
         model.train()
         run = 0.0
         per_chunk = max(1, CHUNK // cfg.batch)
         for k0 in range(0, steps_per_epoch, per_chunk):
             k1 = min(steps_per_epoch, k0 + per_chunk)
-            idx = np.sort(perm[k0 * cfg.batch:k1 * cfg.batch])
-            rng.shuffle(idx)
+            idx = perm[k0 * cfg.batch:k1 * cfg.batch]
+            if not ranked:
+                idx = np.sort(idx)
+                rng.shuffle(idx)
             xt = torch.from_numpy(encode(boards[idx]))
+            gt = torch.from_numpy(groups[idx]) if ranked and groups is not None else None
             yt = torch.from_numpy(y[idx])
             wt = (None if sample_weight is None
                   else torch.from_numpy(sample_weight[idx].astype(np.float32)))
@@ -161,6 +193,9 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                     if cfg.equity_weight:
                         per = per + cfg.equity_weight * (((p - yt[sl]) @ eq_w) ** 2) / 10.0
                     loss = (per * wt[sl]).sum() / wt[sl].sum()
+                if gt is not None:
+                    loss = loss + cfg.rank_weight * _rank_loss(torch, logits, yt[sl], gt[sl],
+                                                               eq_w) / 10.0
                 opt.zero_grad()
                 loss.backward()
                 opt.step()

@@ -17,8 +17,11 @@ import numpy.typing as npt
 from gbot.train.oracle import probabilities
 
 
-def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int) -> int:
-    """Choose (shuffled, de-duplicated) positions to label; keeps an existing choice."""
+def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
+            groups: npt.NDArray[np.int64] | None = None) -> int:
+    """Choose (shuffled, de-duplicated) positions to label; keeps an existing choice. With
+    ``groups`` (the decision of each board) the chosen boards' groups are kept too (a board met
+    in several decisions keeps its first)."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "positions.npz"
     if path.exists():
@@ -29,7 +32,8 @@ def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int) -> i
     rng = np.random.default_rng(seed)
     idx = rng.permutation(np.sort(first))[:limit]
     tmp = out / "positions.tmp.npz"
-    np.savez_compressed(tmp, boards=boards[idx].astype(np.int8))
+    extra = {} if groups is None else {"group": np.asarray(groups, dtype=np.int64)[idx]}
+    np.savez_compressed(tmp, boards=boards[idx].astype(np.int8), **extra)
     tmp.replace(path)
     return int(idx.shape[0])
 
@@ -56,6 +60,21 @@ def run(out: Path, plies: int, chunk: int = 5000,
         left = sum(1 for k in range(c + 1, n_chunks) if not (out / f"label-{k:05d}.npz").exists())
         log(f"chunk {c + 1}/{n_chunks} labelled at {plies}-ply ({rate:.0f} rows/s, "
             f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
+
+
+def load_groups(out: Path) -> npt.NDArray[np.int64] | None:
+    """The decision group of each row of :func:`load` (``None`` when the folder has none, or
+    when not every chunk is labelled yet, so rows and groups would not line up)."""
+    with np.load(out / "positions.npz") as z:
+        if "group" not in z.files:
+            return None
+        groups = z["group"].astype(np.int64)
+    rows = 0
+    for path in sorted(out.glob("label-*.npz")):
+        if ".tmp" not in path.name:
+            with np.load(path) as z:
+                rows += int(z["boards"].shape[0])
+    return groups if rows == groups.shape[0] else None
 
 
 def load(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:

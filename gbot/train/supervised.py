@@ -39,12 +39,15 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    configs: dict[str, FitConfig], workdir: Path,
                    init: Networks | None = None, finetune: bool = False,
                    log: Callable[[str], None] = print,
-                   only: tuple[str, ...] = ()) -> tuple[Networks, dict[str, Any]]:
+                   only: tuple[str, ...] = (),
+                   groups: npt.NDArray[np.int64] | None = None
+                   ) -> tuple[Networks, dict[str, Any]]:
     """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
     bootstrap) gives the starting weights of the contact and race networks, and with
     ``finetune`` of the crashed network too. With ``only`` just those networks are fitted and
     the others are ``init``'s, unchanged. Returns the networks and a report (sample counts and
-    validation metrics per network)."""
+    validation metrics per network). ``groups`` (a decision number per board) feeds the
+    rank term of configs with a ``rank_weight``."""
     if only and (init is None or any(n not in ROUTES for n in only)
                  or any(n not in init.nets for n in ROUTES if n not in only)):
         raise ValueError("fitting only some networks needs init weights for the others")
@@ -76,7 +79,8 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
             log(f"[{tag}] {msg}")
 
         params = fit(boards[sel], probs[sel], cfg, val_boards[vsel], val_probs[vsel],
-                     checkpoint=workdir / f"{name}.ckpt", init=start, log=tagged)
+                     checkpoint=workdir / f"{name}.ckpt", init=start, log=tagged,
+                     groups=None if groups is None else groups[sel])
         nets[name] = params
         m = metrics(evaluate_arrays(params, cfg.activation, encode(val_boards[vsel])),
                     val_probs[vsel])
@@ -87,10 +91,10 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
 
 def default_configs(hidden: int = 128, epochs: int = 60, seed: int = 1,
                     activation: str = "sigmoid", lr: float = 2e-3,
-                    lr_final: float = 5e-5) -> dict[str, FitConfig]:
+                    lr_final: float = 5e-5, rank_weight: float = 0.0) -> dict[str, FitConfig]:
     """The shipped recipe: contact at full length, crashed fine-tuned, race shorter."""
     base = FitConfig(hidden=hidden, activation=activation, epochs=epochs, seed=seed, lr=lr,
-                     lr_final=lr_final)
+                     lr_final=lr_final, rank_weight=rank_weight)
     return {
         "contact": base,
         "crashed": replace(base, epochs=max(1, epochs // 3), lr=base.lr / 4),

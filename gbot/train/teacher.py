@@ -28,7 +28,8 @@ import numpy.typing as npt
 
 from gbot.train.label import prepare
 
-__all__ = ["EQUITY", "TEACHERS", "close_candidates", "make_teacher", "prepare", "run"]
+__all__ = ["EQUITY", "TEACHERS", "close_candidate_groups", "close_candidates", "make_teacher",
+           "prepare", "run"]
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 TEACHERS = ("gnubg-nn", "gbot", "bgsage")
@@ -38,7 +39,17 @@ def close_candidates(folders: list[Path], margin: float
                      ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """Boards of the played results and of candidates within ``margin`` of each turn's best
     0-ply equity; returns ``(boards, played flags)``."""
-    boards, played = [], []
+    boards, played, _ = close_candidate_groups(folders, margin)
+    return boards, played
+
+
+def close_candidate_groups(folders: list[Path], margin: float
+                           ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_],
+                                      npt.NDArray[np.int64]]:
+    """:func:`close_candidates` with the decision each board belongs to: boards of one roll
+    of one game share a group number (numbered from 0 in order of appearance)."""
+    boards, played, groups = [], [], []
+    base = 0
     for folder in folders:
         for path in sorted(Path(folder).glob("chunk-*.npz")):
             if ".tmp" in path.name:
@@ -49,13 +60,17 @@ def close_candidates(folders: list[Path], margin: float
                 b, p, f = z["boards"], z["probs"].astype(np.float64), z["played"]
                 key = z["game"].astype(np.int64) * 4096 + z["turn"]
             mover = -(p @ EQUITY - 1.0)
-            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            new_group = np.r_[True, key[1:] != key[:-1]]
+            starts = np.flatnonzero(new_group)
             best = np.maximum.reduceat(mover, starts)
-            group = np.cumsum(np.r_[True, key[1:] != key[:-1]]) - 1
+            group = np.cumsum(new_group) - 1
             keep = f | (best[group] - mover <= margin)
             boards.append(b[keep])
             played.append(f[keep])
-    return np.concatenate(boards).astype(np.int8), np.concatenate(played)
+            groups.append(base + group[keep])
+            base += int(starts.shape[0])
+    return (np.concatenate(boards).astype(np.int8), np.concatenate(played),
+            np.concatenate(groups).astype(np.int64))
 
 
 _WORKER: dict[str, Any] = {}
