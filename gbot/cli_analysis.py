@@ -69,6 +69,11 @@ def _result_json(r: Any) -> dict[str, Any]:
               help="Plays to roll out (the best at --ply).")
 @click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Look-ahead that picks the candidates.")
+@click.option("--checker-ply", type=click.IntRange(0, 1), default=0, show_default=True,
+              help="Ply of the checker plays inside the rollout (1: the 1-ply choice among "
+                   "the best 0-ply candidates; much slower).")
+@click.option("--cube-ply", type=click.IntRange(0, 1), default=0, show_default=True,
+              help="Ply of the probabilities the cube decisions inside the rollout use.")
 @click.option("--cubeless", is_flag=True, help="Plays: cubeless figures only.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True)
 @click.option("--backend", type=click.Choice(["process", "ray"]), default="process",
@@ -79,10 +84,12 @@ def _result_json(r: Any) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def rollout(position: str, dice: str | None, match_id: str | None, trials: int, truncate: int,
             vr: bool, quasi: bool, bearoff_stop: bool, seed: int, min_se: float,
-            candidates: int, ply: int, cubeless: bool, workers: int, backend: str,
-            ray_address: str | None, checkpoint: str | None, as_json: bool) -> None:
+            candidates: int, ply: int, checker_ply: int, cube_ply: int, cubeless: bool,
+            workers: int, backend: str, ray_address: str | None, checkpoint: str | None,
+            as_json: bool) -> None:
     """Roll out POSITION (Position ID, PID:MID or XGID): every candidate play of DICE, or the
-    cube decision without dice. 0-ply checker play and cube decisions inside the rollout."""
+    cube decision without dice. Checker plays and cube decisions inside the rollout at
+    --checker-ply and --cube-ply (0-ply by default)."""
     from gbot.cli_tools import read_position
     from gbot.rollout import Rollout, RolloutSettings
 
@@ -92,7 +99,8 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
         settings = RolloutSettings(trials=trials, truncate=truncate, variance_reduction=vr,
                                    quasi_random=quasi, bearoff_stop=bearoff_stop, seed=seed,
                                    min_se=min_se, workers=workers, backend=backend,
-                                   ray_address=ray_address)
+                                   ray_address=ray_address, checker_ply=checker_ply,
+                                   cube_ply=cube_ply)
         ro = Rollout(settings, checkpoint=checkpoint, progress=_Bar("rollout"))
         if roll is None:
             cube = ro.cube(pos, state)

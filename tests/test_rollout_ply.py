@@ -133,3 +133,25 @@ def test_plies_other_than_zero_and_one_are_refused() -> None:
     for bad in ({"checker_ply": 2}, {"cube_ply": -1}, {"checker_ply": True}):
         with pytest.raises(RolloutError):
             RolloutSettings(**bad)
+
+
+def test_rollout_command_passes_the_plies_through() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gbot.cli import main as cli
+    from gbot.cli_tools import read_position
+
+    args = ["rollout", HITS, "51", "--trials", "4", "--truncate", "4", "-n", "2",
+            "--checker-ply", "1", "--cube-ply", "1", "--json"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output[res.output.index("{"):])
+    s = RolloutSettings(trials=4, truncate=4, checker_ply=1, cube_ply=1)
+    pos, state = read_position(HITS, None)
+    want = Rollout(s).plays(pos, (5, 1), state, candidates=2)
+    assert [p["play"] for p in got["plays"]] == [r.play.notation for r in want]
+    assert [p["cubeful"] for p in got["plays"]] == [r.result.cubeful for r in want]
+    bad = CliRunner().invoke(cli, [*args[:-6], "--checker-ply", "2"])
+    assert bad.exit_code != 0
