@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""0-ply rollout speed: games per CPU-second, gbot with and without variance reduction, beside
-gnubg-nn's ``rollout`` and GNU Backgammon 1.07's own rollout on the same positions, same run.
+"""Rollout speed: games per CPU-second, gbot at 0-ply with and without variance reduction and
+at 1-ply checker play, beside gnubg-nn's ``rollout`` and GNU Backgammon 1.07's own rollout
+(0- and 1-ply) on the same positions, same run.
 
 CPU seconds (not wall time) are counted, so the figures are per core on a shared machine:
 gbot's by ``time.process_time`` around the kernel calls (one process, one thread), gnubg's and
 gnubg-nn's as the CPU time of their child processes less a start-up run with no games.
 
-    python3 scripts/bench_rollout.py [--games 360] [--vr-games 36]
+    python3 scripts/bench_rollout.py [--games 360] [--vr-games 36] [--ply1-games 6]
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def bench_gbot(games: int, vr: bool) -> dict[str, object]:
+def bench_gbot(games: int, vr: bool, checker_ply: int = 0) -> dict[str, object]:
     """gbot's kernel on every position (compiled first)."""
     import numpy as np
 
@@ -40,7 +41,7 @@ def bench_gbot(games: int, vr: bool) -> dict[str, object]:
 
     kernel_args()
     boards = np.array([decode(p) for p in POSITIONS], dtype=np.int8)
-    s = RolloutSettings(trials=games, variance_reduction=vr)
+    s = RolloutSettings(trials=games, variance_reduction=vr, checker_ply=checker_ply)
     _run(_Task(boards[:1], np.array([0]), 0, 2, s, None, False))       # compile / load
     t = time.process_time()
     w = time.perf_counter()
@@ -54,7 +55,7 @@ def bench_gbot(games: int, vr: bool) -> dict[str, object]:
                      "plies_per_game": float(plies.mean())})
     cpu = time.process_time() - t
     n = games * boards.shape[0]
-    return {"engine": f"gbot 0-ply{' + VR' if vr else ''}", "games": n, "cpu_s": cpu,
+    return {"engine": f"gbot {checker_ply}-ply{' + VR' if vr else ''}", "games": n, "cpu_s": cpu,
             "wall_s": time.perf_counter() - w, "games_per_cpu_s": n / cpu, "positions": rows}
 
 
@@ -97,11 +98,11 @@ def bench_gnubg_nn(games: int, timeout: float = 60.0) -> dict[str, object]:
     return out
 
 
-def _gnubg_script(games: int, pids: list[str]) -> str:
+def _gnubg_script(games: int, pids: list[str], ply: int = 0) -> str:
     lines = ["set player 0 human", "set player 1 human", "set threads 1",
              f"set rollout trials {max(games, 1)}", "set rollout cubeful off",
              "set rollout varredn off", "set rollout quasirandom on",
-             "set rollout chequerplay plies 0", "set rollout truncation enable off"]
+             f"set rollout chequerplay plies {ply}", "set rollout truncation enable off"]
     for pid in pids:
         lines += ["new game", f"set board {pid}", "set turn 1"]
         if games:
@@ -109,14 +110,17 @@ def _gnubg_script(games: int, pids: list[str]) -> str:
     return "\n".join(lines) + "\nquit\ny\n"
 
 
-def bench_gnubg(games: int, binary: str = "/usr/games/gnubg") -> dict[str, object]:
-    """GNU Backgammon 1.07's rollout (cubeless, 0-ply, no VR, one thread) in text mode."""
+def bench_gnubg(games: int, binary: str = "/usr/games/gnubg", ply: int = 0
+                ) -> dict[str, object]:
+    """GNU Backgammon 1.07's rollout (cubeless, ``ply``-ply, no VR, one thread) in text
+    mode."""
+    name = f"gnubg 1.07 rollout ({ply}-ply, no VR, 1 thread)"
     if not os.path.exists(binary):
-        return {"engine": "gnubg 1.07 rollout", "error": f"{binary} not found"}
+        return {"engine": name, "error": f"{binary} not found"}
     cpu = []
     for n in (0, games):
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
-            fh.write(_gnubg_script(n, POSITIONS))
+            fh.write(_gnubg_script(n, POSITIONS, ply))
         before = _child_cpu()
         with open(fh.name) as src:
             subprocess.run([binary, "-t", "-q"], stdin=src, capture_output=True, timeout=900)
@@ -124,7 +128,7 @@ def bench_gnubg(games: int, binary: str = "/usr/games/gnubg") -> dict[str, objec
         os.unlink(fh.name)
     used = cpu[1] - cpu[0]
     total = games * len(POSITIONS)
-    return {"engine": "gnubg 1.07 rollout (0-ply, no VR, 1 thread)", "games": total,
+    return {"engine": name, "games": total,
             "cpu_s": used, "startup_cpu_s": cpu[0], "games_per_cpu_s": total / used}
 
 
@@ -132,20 +136,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=360, help="games per position")
     ap.add_argument("--vr-games", type=int, default=36, help="games per position with VR")
+    ap.add_argument("--ply1-games", type=int, default=6,
+                    help="games per position at 1-ply checker play (0: skip)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = [bench_gbot(a.games, False), bench_gbot(a.vr_games, True),
             bench_gnubg_nn(a.games), bench_gnubg(a.games)]
+    if a.ply1_games > 0:
+        rows += [bench_gbot(a.ply1_games, False, 1), bench_gbot(a.ply1_games, True, 1),
+                 bench_gnubg(a.ply1_games, ply=1)]
     if a.json:
         print(json.dumps(rows, indent=2))
         return
-    base = rows[0]["games_per_cpu_s"]
     for r in rows:
         if "error" in r:
             print(f"{r['engine']:<44s} failed: {r['error']}")
             continue
         rate = r["games_per_cpu_s"]
-        ratio = f"  (gbot/this {base / rate:.2f})" if r is not rows[0] and rate else ""
+        one = "1-ply" in str(r["engine"]) and len(rows) > 4
+        ref = rows[4] if one else rows[0]
+        ref_rate = float(ref["games_per_cpu_s"])  # type: ignore[arg-type]
+        ratio = (f"  (gbot {'1' if one else '0'}-ply/this {ref_rate / float(rate):.2f})"  # type: ignore[arg-type]
+                 if r is not ref and rate and not str(r["engine"]).startswith("gbot") else "")
         print(f"{r['engine']:<44s} {r['games']:6d} games {r['cpu_s']:8.2f} CPU-s  "
               f"{rate:8.1f} games/CPU-s{ratio}")
     nn = rows[2]
