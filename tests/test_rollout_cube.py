@@ -56,3 +56,38 @@ def test_replay_redoubles_where_the_cube_is_dead_for_the_opponent(cube_ply: int)
     _, mwc = replay(_won_at_once(pos), live, "free", cube_ply=cube_ply)
     assert mwc is not None
     assert mwc[0] == pytest.approx(default_table().mwc(4, 5))     # a single win: 4-away 5-away
+
+
+def _gammon_at_once(pos: Position) -> SimpleNamespace:
+    t = _won_at_once(pos)
+    t.out = [np.array([[1.0, 1.0, 0, 0, 0]])]
+    return t
+
+
+def test_replay_decides_on_the_probabilities_of_the_cube_ply() -> None:
+    from gbot.cube import context_from_state, decide
+    from gbot.cube.decision import board_cube_life
+
+    ev = gbot.Evaluator()
+    state = MatchState()
+    jacoby = state.rules.jacoby
+
+    def points(pos: Position, ply: int) -> float:
+        """The root's points for a gammon won at once, after its cube action at ``ply``."""
+        p = ev.probabilities(pos, ply)
+        if p[0] < NO_DOUBLE_BELOW:
+            return 1.0 if jacoby else 2.0
+        d = decide(p, context_from_state(state, board_cube_life(pos.board)))
+        if not d.doubles:
+            return 1.0 if jacoby else 2.0
+        return {"pass": 1.0, "take": 4.0, "beaver": 8.0}[d.response]
+
+    differ = 0
+    for pid in CANDIDATES:
+        for pos in (Position.from_id(pid), Position.from_id(pid).swapped()):
+            want = [points(pos, ply) for ply in (0, 1)]
+            got = [float(replay(_gammon_at_once(pos), state, "free", cube_ply=ply)[0][0])
+                   for ply in (0, 1)]
+            assert got == want, (pos.id(), got, want)
+            differ += want[0] != want[1]
+    print(f"positions whose cube action differs at 0- and 1-ply: {differ}")
