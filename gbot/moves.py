@@ -4,6 +4,9 @@ Points are in the mover's own numbering: 25 or ``bar`` is the bar, 0 or ``off`` 
 A play is a list of single-die steps ``(from, to)``; :func:`format_steps` turns it into
 ``24/18 13/11*``, ``24/13``, ``8/7*/2``, ``6/4(2)``; :func:`parse_move` reads any of those
 forms, plus FIBS's ``24-18`` and ``bar-22``, with chains, repetitions and ``*`` marks.
+
+The text is written by :func:`gbot.core.notation.format_steps_into`, the one writer of move
+text (the fast path's too); ``tests/oracle/movetext.py`` is its plain-Python reference.
 """
 
 from __future__ import annotations
@@ -11,18 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from gbot.core.board import Board
+from gbot.core.notation import MAX_STEPS, TEXT_SIZE, format_steps_into
 from gbot.errors import MoveParseError
 
 Step = tuple[int, int]
-
-
-def _point_text(p: int) -> str:
-    if p == 25:
-        return "bar"
-    if p <= 0:
-        return "off"
-    return str(p)
 
 
 def hits_along(board: Board, steps: Sequence[Step]) -> list[bool]:
@@ -39,47 +37,17 @@ def hits_along(board: Board, steps: Sequence[Step]) -> list[bool]:
 
 
 def format_steps(board: Board, steps: Sequence[Step]) -> str:
-    """gnubg-style text for ``steps`` played from ``board`` (the mover's view)."""
+    """gnubg-style text for ``steps`` (at most four) played from ``board`` (the mover's view),
+    written by the move-text kernel :func:`gbot.core.notation.format_steps_into`."""
     if not steps:
         return ""
-    hits = hits_along(board, steps)
-    items = sorted(zip(steps, hits, strict=True), key=lambda s: (-s[0][0], -s[0][1]))
-    used = [False] * len(items)
-    chains: list[tuple[list[int], list[bool]]] = []
-    for i, ((src, dst), hit) in enumerate(items):
-        if used[i]:
-            continue
-        used[i] = True
-        pts = [src, dst]
-        marks = [hit]
-        cur = dst
-        while cur > 0:
-            nxt = next((j for j in range(len(items))
-                        if not used[j] and items[j][0][0] == cur), None)
-            if nxt is None:
-                break
-            used[nxt] = True
-            cur = items[nxt][0][1]
-            pts.append(cur)
-            marks.append(items[nxt][1])
-        chains.append((pts, marks))
-    texts: list[tuple[list[int], str]] = []
-    for pts, marks in chains:
-        parts = [_point_text(pts[0])]
-        for k in range(1, len(pts)):
-            if k < len(pts) - 1 and not marks[k - 1]:
-                continue
-            parts.append(_point_text(pts[k]) + ("*" if marks[k - 1] else ""))
-        texts.append((pts, "/".join(parts)))
-    out: list[str] = []
-    i = 0
-    while i < len(texts):
-        j = i
-        while j < len(texts) and texts[j][0] == texts[i][0]:
-            j += 1
-        out.append(texts[i][1] + (f"({j - i})" if j - i > 1 else ""))
-        i = j
-    return " ".join(out)
+    if len(steps) > MAX_STEPS:
+        raise ValueError(f"a play has at most {MAX_STEPS} steps, got {len(steps)}")
+    packed = np.zeros(2 * MAX_STEPS, dtype=np.int8)
+    packed[:2 * len(steps)] = [p for step in steps for p in step]
+    out = np.empty(TEXT_SIZE, dtype=np.uint8)
+    n = format_steps_into(np.array(board, dtype=np.int8), packed, out)
+    return out[:n].tobytes().decode("ascii")
 
 
 _TOKEN = re.compile(

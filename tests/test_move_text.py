@@ -101,3 +101,22 @@ def test_plays_are_frozen_and_pickle() -> None:
     again = gbot.Position.initial().legal_plays((6, 5))
     assert again[0] == play and again[1] != play
     assert len({*again, play}) == len(again)
+
+
+def test_move_text_kernel_equals_the_python_model() -> None:
+    """:func:`gbot.moves.format_steps` (the kernel) writes what the plain-Python model writes,
+    on every play of random positions and rolls (hits, chains, bear-offs, repeated chains)."""
+    from gbot.moves import format_steps
+    from tests.oracle.movetext import format_steps_model
+
+    count = 0
+    for board, d1, d2 in random_positions(300, seed=13):
+        pos = Position(board)
+        for play in pos.legal_plays((d1, d2)):
+            steps = list(play.steps)
+            assert format_steps(pos.board, steps) == format_steps_model(pos.board, steps)
+            count += 1
+    assert count > 1000
+    assert format_steps(Position.initial().board, []) == ""
+    with pytest.raises(ValueError, match="at most 4 steps"):
+        format_steps(Position.initial().board, [(6, 5)] * 5)
