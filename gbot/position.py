@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError
 from itertools import repeat
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -131,14 +131,14 @@ class Position:
     # --- plays ---------------------------------------------------------------------------
     def legal_plays(self, dice: Sequence[int], *, caucasian: bool = False) -> list[Play]:
         """Every legal play for ``dice``, one per distinct resulting position."""
-        _mg = _movegen or _load_movegen()
         d = _fast_dice(dice)
-        ws = _mg._workspace()
-        n = _mg.generate_packed(self._board, d[0], d[1], bool(caucasian),
-                                ws.i8, ws.i64)
-        if n < 0:
-            raise RuntimeError("move generator workspace overflow")
-        return Play._block(self, d, ws.out, ws.steps, n)
+        gen, i8, i64, packed = getattr(_LOCAL, "gen", None) or _generator()
+        n = gen(self._board, d[0], d[1], True if caucasian else False, i8, i64)
+        if n <= 0:
+            if n < 0:
+                raise RuntimeError("move generator workspace overflow")
+            return []
+        return Play._packed(self, d, packed[:_PACKED_ROW * n].tobytes(), n)
 
     def play_from_text(self, text: str, dice: Sequence[int], *,
                        caucasian: bool = False) -> Play:
@@ -179,6 +179,10 @@ class Position:
 
 _new = object.__new__
 
+_PACKED_ROW = 26 + 8
+"""Bytes per play in :func:`gbot.core.movegen.generate_packed`'s packed output: the result
+rows first (26 each), then the step rows (8 each)."""
+
 
 class Play:
     """One legal play: the roll, one step sequence (from, to) and the resulting position.
@@ -188,47 +192,55 @@ class Play:
     their steps, resulting position and notation on first access.
     """
 
-    __slots__ = ("_src", "_steps", "_position", "_notation")
-    _src: tuple[_Block, int]
+    __slots__ = ("_blk", "_i", "_steps", "_position", "_notation")
+    _blk: _Block
+    _i: int
     _steps: tuple[tuple[int, int], ...]
     _position: Position
     _notation: str
 
     def __init__(self, start: Position, dice: Dice, steps: tuple[tuple[int, int], ...],
                  position: Position) -> None:
-        _set_src(self, ((start, dice, None, None), -1))
+        _set_blk(self, (start, dice, None, 0))
+        _set_i(self, -1)
         _set_steps(self, steps)
         _set_position(self, position)
 
     @classmethod
-    def _block(cls, start: Position, dice: Dice, results: Board,
-               steps: npt.NDArray[np.int8], n: int) -> list[Play]:
-        """The plays of rows ``0..n-1`` of ``results``/``steps`` (copied once, shared by the
-        plays; each builds its fields from its row on first access)."""
-        if n == 0:
-            return []
-        res = results[:n].copy()
-        res.setflags(write=False)
-        block: _Block = (start, dice, res, steps[:n].copy())
+    def _packed(cls, start: Position, dice: Dice, raw: bytes, n: int) -> list[Play]:
+        """The ``n`` plays of ``raw`` (``n`` result rows of 26 bytes, then ``n`` step rows of
+        8), shared by the plays; each builds its fields from its rows on first access."""
+        block: _Block = (start, dice, raw, n)
         plays: list[Play] = list(map(_new, repeat(cls, n)))
-        deque(map(_set_src, plays, zip(repeat(block, n), range(n), strict=True)), maxlen=0)
+        deque(map(_set_blk, plays, repeat(block, n)), maxlen=0)
+        deque(map(_set_i, plays, range(n)), maxlen=0)
         return plays
+
+    @classmethod
+    def _one(cls, start: Position, dice: Dice, raw: bytes) -> Play:
+        """One play from its packed rows (26 result bytes, then 8 step bytes)."""
+        play: Play = _new(cls)
+        _set_blk(play, (start, dice, raw, 1))
+        _set_i(play, 0)
+        return play
 
     @classmethod
     def _row(cls, start: Position, dice: Dice, result: Board,
              steps: npt.NDArray[np.int8]) -> Play:
         """One play from a result row and its step row (both copied)."""
-        return cls._block(start, dice, result[None, :], steps[None, :], 1)[0]
+        raw = result.astype(np.int8, copy=False).tobytes() + steps.astype(
+            np.int8, copy=False).tobytes()
+        return cls._one(start, dice, raw)
 
     @property
     def start(self) -> Position:
         """The position the play starts from."""
-        return self._src[0][0]
+        return self._blk[0]
 
     @property
     def dice(self) -> Dice:
         """The roll."""
-        return self._src[0][1]
+        return self._blk[1]
 
     @property
     def steps(self) -> tuple[tuple[int, int], ...]:
@@ -237,10 +249,11 @@ class Play:
         try:
             return self._steps
         except AttributeError:
-            block, i = self._src
-            assert block[3] is not None
-            st = block[3][i].tolist()
-            s = tuple((st[k], st[k + 1]) for k in range(0, len(st), 2) if st[k])
+            _, _, raw, n = self._blk
+            assert raw is not None
+            at = 26 * n + 8 * self._i
+            st = raw[at:at + 8]
+            s = tuple((st[k], st[k + 1]) for k in range(0, 8, 2) if st[k])
             _set_steps(self, s)
             return s
 
@@ -250,9 +263,9 @@ class Play:
         try:
             return self._position
         except AttributeError:
-            block, i = self._src
-            assert block[2] is not None
-            p = Position._owned(block[2][i])
+            raw = self._blk[2]
+            assert raw is not None
+            p = Position._owned(np.frombuffer(raw, np.int8, 26, 26 * self._i))
             _set_position(self, p)
             return p
 
@@ -262,16 +275,16 @@ class Play:
         try:
             return self._notation
         except AttributeError:
-            t = format_steps(self._src[0][0].board, self.steps)
+            t = format_steps(self._blk[0].board, self.steps)
             _set_notation(self, t)
             return t
 
     def _result_bytes(self) -> bytes:
         """The resulting board's bytes (without building the position)."""
-        block, i = self._src
-        if block[2] is not None:
-            row: Board = block[2][i]
-            return row.tobytes()
+        raw = self._blk[2]
+        if raw is not None:
+            at = 26 * self._i
+            return raw[at:at + 26]
         return self.position.board.tobytes()
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -298,10 +311,9 @@ class Play:
         return self.notation
 
 
-_Block = tuple[Position, Dice, "npt.NDArray[np.int8] | None", "npt.NDArray[np.int8] | None"]
-"""What the plays of one call share: start, dice, result rows and step rows (None for a play
-built from its fields)."""
-
+_Block = tuple[Position, Dice, "bytes | None", int]
+"""What the plays of one call share: start, dice, the packed rows (``n`` results of 26 bytes,
+then ``n`` steps of 8; None for a play built from its fields) and ``n``."""
 
 
 def _slot_setter(name: str) -> Callable[[Play, Any], None]:
@@ -310,22 +322,33 @@ def _slot_setter(name: str) -> Callable[[Play, Any], None]:
     return setter
 
 
-_set_src = _slot_setter("_src")
+_set_blk = _slot_setter("_blk")
+_set_i = _slot_setter("_i")
 _set_steps = _slot_setter("_steps")
 _set_position = _slot_setter("_position")
 _set_notation = _slot_setter("_notation")
 
 
-_movegen: ModuleType | None = None
+_LOCAL = threading.local()
 
 
-def _load_movegen() -> ModuleType:
-    """:mod:`gbot.core.movegen`, imported on first use (it loads numba)."""
-    global _movegen
+def _generator() -> tuple[Callable[..., int], npt.NDArray[np.int8], npt.NDArray[np.int64],
+                          memoryview]:
+    """This thread's move generator call: :func:`gbot.core.movegen.generate_packed`, its two
+    workspace buffers and a memoryview of the packed output (movegen is imported on first
+    use: it loads numba)."""
     from gbot.core import movegen
+    from gbot.core.fastcall import entry_point
 
-    _movegen = movegen
-    return movegen
+    ws = movegen._workspace()
+    # a Position's board is always a read-only int8[26] array, the dice ints: the compiled
+    # version for those types is called directly (numba's type resolution skipped)
+    args = (Position.initial().board, 3, 1, False, ws.i8, ws.i64)
+    movegen.generate_packed(*args)
+    gen = entry_point(movegen.generate_packed, args) or movegen.generate_packed
+    found = (gen, ws.i8, ws.i64, ws.i8.data)
+    _LOCAL.gen = found
+    return found
 
 
 def _fast_dice(dice: Sequence[int]) -> Dice:
@@ -356,10 +379,10 @@ def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,
             mine[dst] += 1
     if mine.min() < 0:
         return []
-    block = plays[0]._src[0]
-    if block[2] is None:
+    _, _, raw, n = plays[0]._blk
+    if raw is None:
         return []
-    rows = block[2]
+    rows = np.frombuffer(raw, np.int8, 26 * n).reshape(n, 26)
     same = np.nonzero((np.maximum(rows[:, 1:], 0) == mine[1:]).all(axis=1))[0]
     if same.shape[0] == 0:
         return []

@@ -188,12 +188,11 @@ _ZONES = np.array([0] * 7 + [(p - 7) // 6 + 1 for p in range(7, 26)], dtype=np.i
 
 @jit
 def _popcount(x: int) -> int:
-    """Number of set bits."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    """Number of set bits of ``0 <= x < 2 ** 56``."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
 
 
 @jit
@@ -202,25 +201,22 @@ def _shots(b: Board, blocked: int, blots: Board) -> tuple[int, int, int]:
     opposing blot, the sum over the 36 rolls of the farthest-travelled blot it can hit (pips
     that blot loses), and the rolls on which two or more different blots are hittable
     (``blocked``: bit ``p`` set where the opponent holds point ``p``; ``blots``: an
-    ``int8[15]`` work array)."""
-    nb = 0
-    for t in range(1, 25):
-        if b[t] == -1:
-            blots[nb] = t
-            nb += 1
-    if nb == 0:
-        return 0, 0, 0
-    masks = np.zeros(15, dtype=np.int64)
+    ``int8[15]`` work array, unused, kept for the callers)."""
     lo_q = 25 if b[25] > 0 else 1
-    for q in range(25, lo_q - 1, -1):
-        if b[q] <= 0:
+    covered = 0
+    twice = 0
+    loss = 0
+    for t in range(24, 0, -1):        # farthest-travelled blot (highest point) first
+        if b[t] != -1:
             continue
-        for i in range(nb):
-            d = q - blots[i]
-            if d <= 0:
-                break
-            if (blocked >> (blots[i] + 1)) & ((1 << (d - 1)) - 1) == 0:
-                masks[i] |= _ANY[d]
+        mask = 0
+        low = t + 1 if t + 1 > lo_q else lo_q
+        for q in range(25, low - 1, -1):
+            if b[q] <= 0:
+                continue
+            d = q - t
+            if (blocked >> (t + 1)) & ((1 << (d - 1)) - 1) == 0:
+                mask |= _ANY[d]
                 continue
             hit = _DIRECT[d]
             for m in range(_COMBOS[d, 3, 0]):
@@ -235,15 +231,10 @@ def _shots(b: Board, blocked: int, blots: Board) -> tuple[int, int, int]:
                         break
                 if ok:
                     hit |= _DOUBLES[d, m, 0]
-            masks[i] |= hit
-    covered = 0
-    twice = 0
-    loss = 0
-    for i in range(nb - 1, -1, -1):   # farthest-travelled blot (highest point) first
-        fresh = masks[i] & ~covered
-        loss += int(blots[i]) * _popcount(fresh)
-        twice |= masks[i] & covered
-        covered |= masks[i]
+            mask |= hit
+        loss += t * _popcount(mask & ~covered)
+        twice |= mask & covered
+        covered |= mask
     return _popcount(covered), loss, _popcount(twice)
 
 

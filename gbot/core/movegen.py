@@ -40,6 +40,9 @@ _HASHES_AT = 0
 _STATE_AT = _HASHES_AT + CAPACITY
 _TABLE_AT = _STATE_AT + 4
 _I64_SIZE = _TABLE_AT + TABLE_SIZE // 2
+STEPS_OFFSET = _STEPS_AT
+"""Where a :class:`Workspace`'s ``steps`` rows start in its ``i8`` buffer (``out``'s start
+at 0)."""
 
 
 class Workspace:
@@ -476,8 +479,10 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
 @jit
 def generate_packed(board: Board, d1: int, d2: int, caucasian: bool,
                     i8: npt.NDArray[np.int8], i64: npt.NDArray[np.int64]) -> int:
-    """:func:`generate` on a :class:`Workspace`'s two buffers (results in its ``out`` and
-    ``steps``); returns the number of results, or -1 when the workspace overflowed."""
+    """:func:`generate` on a :class:`Workspace`'s two buffers; returns the number of results
+    ``n``, or -1 when the workspace overflowed. The output is packed at the start of ``i8``:
+    the ``n`` result rows (26 bytes each, the workspace's ``out``), then the ``n`` step rows
+    (8 bytes each; the workspace's ``steps`` rows are left as they are)."""
     out = i8[_OUT_AT:_STEPS_AT].reshape((CAPACITY, 26))
     steps = i8[_STEPS_AT:_PATH_AT].reshape((CAPACITY, 2 * MAX_STEPS))
     state = i64[_STATE_AT:_TABLE_AT]
@@ -486,6 +491,11 @@ def generate_packed(board: Board, d1: int, d2: int, caucasian: bool,
                  i8[_MARKS_AT:_I8_SIZE], HASH_KEYS)
     if state[2]:
         return -1
+    at = 26 * n
+    for j in range(n):
+        for k in range(2 * MAX_STEPS):
+            i8[at + k] = steps[j, k]
+        at += 2 * MAX_STEPS
     return n
 
 

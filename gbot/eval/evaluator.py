@@ -51,6 +51,7 @@ from gbot.core import dedup as _dd
 from gbot.core import expand as _ex
 from gbot.core import movegen as _mg
 from gbot.core.board import Board
+from gbot.core.fastcall import Bound as _Bound
 from gbot.errors import EvaluatorError
 from gbot.position import Dice, Play, Position, _check_dice
 
@@ -137,6 +138,19 @@ class _Scratch:
         self.reply = np.empty(128, dtype=np.uint8)
         self.info = np.empty(2, dtype=np.int64)
         self.answer_args: tuple[Any, ...] | None = None
+        # bestplay.best_static's arguments after the position's (kept while they hold)
+        self.best_call: _Bound | None = None
+        self.best_for: tuple[Any, ...] | None = None
+        self.ws_bytes = self.ws.i8.data
+
+
+def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
+    """:func:`gbot.core.bestplay.best_static`'s arguments after the board, dice and rule
+    switches, for scratch ``s`` and kernel arrays ``fast``."""
+    ws = s.ws
+    return (s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows, s.values, ws.out,
+            ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast,
+            s.res)
 
 
 def _dice(dice: Sequence[int]) -> Dice:
@@ -362,6 +376,8 @@ class Evaluator:
 
     @staticmethod
     def _check_ply(ply: int) -> int:
+        if type(ply) is int and ply >= 0:
+            return ply
         if not isinstance(ply, (int, np.integer)) or isinstance(ply, bool) or ply < 0:
             raise EvaluatorError(f"ply must be an integer >= 0, got {ply!r}")
         return int(ply)
@@ -568,21 +584,27 @@ class Evaluator:
     def _best_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> Play | None:
         """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
         s = self._scratch()
-        ws = s.ws
-        for _ in range(2):
-            code = _bp.best_static(pos.board, d[0], d[1], self.caucasian, self.exact_bearoff,
-                                   s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs,
-                                   s.rows, s.values, ws.out, ws.steps, ws.table, ws.hashes,
-                                   ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast, s.res)
-            if code != _bp.NEED_TABLES:
-                break
-            fast = self._with_tables(fast)
+        call = s.best_call
+        if call is None or s.best_for is not fast:
+            call = s.best_call = _Bound(_bp.best_static, _best_args(s, fast))
+            s.best_for = fast
+        board = pos.board
+        cauc = self.caucasian is True
+        bearoff = self.exact_bearoff is True
+        code = call(board, d[0], d[1], cauc, bearoff)
+        if code == _bp.NEED_TABLES:
+            fast = s.best_for = self._with_tables(fast)
+            call = s.best_call = _Bound(_bp.best_static, _best_args(s, fast))
+            code = call(board, d[0], d[1], cauc, bearoff)
         if code == _bp.TOO_MANY:
             raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {d!r}")
         n, best = s.res.tolist()
         if n == 0:
             return None
-        return Play._row(pos, d, ws.out[best], ws.steps[best])
+        mv = s.ws_bytes
+        at = _mg.STEPS_OFFSET + 8 * best
+        return Play._one(pos, d, mv[26 * best:26 * best + 26].tobytes()
+                         + mv[at:at + 8].tobytes())
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
         return Play._row(pos, dice, s.results[i], s.steps[i])
