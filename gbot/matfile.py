@@ -169,8 +169,11 @@ _TOKEN = re.compile(r"(\d\d:)|(Doubles\s*=>\s*\d+)|(Beavers\s*=>\s*\d+)|(Raccoon
 
 
 @dataclass
-class _Entry:
-    """One column entry: kind move, double, beaver, take, drop or wins (value = points)."""
+class Entry:
+    """One recorded action of a game, as a match file states it: ``kind`` move, double,
+    beaver, take, drop or wins (``value``: the cube offered, or the points won); ``player``
+    0 or 1. The readers of :mod:`gbot.matfile` and :mod:`gbot.sgf_read` produce these and
+    :func:`replay` checks them."""
 
     player: int
     kind: str
@@ -180,9 +183,9 @@ class _Entry:
     """The move's step tokens as written (``13/11``, ``6/2*``, ``24/18/13``, ``bar/20``)."""
 
 
-def _parse_line(line: str, start: int, where: str) -> list[_Entry]:
+def _parse_line(line: str, start: int, where: str) -> list[Entry]:
     """Entries of ``line`` from column ``start``; an entry's column tells its player."""
-    out: list[_Entry] = []
+    out: list[Entry] = []
     for m in _TOKEN.finditer(line, start):
         tok = m.group(0)
         player = 0 if m.start() < _SPLIT else 1
@@ -190,16 +193,16 @@ def _parse_line(line: str, start: int, where: str) -> list[_Entry]:
             d1, d2 = int(tok[0]), int(tok[1])
             if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
                 raise MatchFileError(f"{where}: bad dice {tok!r}")
-            out.append(_Entry(player, "move", dice=(d1, d2)))
+            out.append(Entry(player, "move", dice=(d1, d2)))
         elif m.group(2) or m.group(3) or m.group(4):
             kind = "double" if m.group(2) else "beaver"
-            out.append(_Entry(player, kind, int(tok.split("=>")[1])))
+            out.append(Entry(player, kind, int(tok.split("=>")[1])))
         elif m.group(5):
-            out.append(_Entry(player, "take"))
+            out.append(Entry(player, "take"))
         elif m.group(6):
-            out.append(_Entry(player, "drop"))
+            out.append(Entry(player, "drop"))
         elif m.group(7):
-            out.append(_Entry(player, "wins", int(tok.split()[1])))
+            out.append(Entry(player, "wins", int(tok.split()[1])))
         else:
             sm = _STEP.match(tok)
             if sm is None or not out or out[-1].kind != "move":
@@ -208,7 +211,9 @@ def _parse_line(line: str, start: int, where: str) -> list[_Entry]:
     return out
 
 
-_RawGame = tuple[int, tuple[str, str], tuple[int, int], list[tuple[str, _Entry]]]
+RawGame = tuple[int, tuple[str, str], tuple[int, int], list[tuple[str, Entry]]]
+"""One game as read: its number, the players' names, the score before it, and its entries,
+each with where it was read (for error messages)."""
 
 
 def loads(text: str, rules: Rules | None = None,
@@ -219,7 +224,7 @@ def loads(text: str, rules: Rules | None = None,
     match was played under. Raises :class:`MatchFileError` on unreadable text or illegal play.
     """
     length: int | None = None
-    games: list[_RawGame] = []
+    games: list[RawGame] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip().expandtabs()
         where = f"line {lineno}"
@@ -254,11 +259,14 @@ def loads(text: str, rules: Rules | None = None,
         raise MatchFileError(f"no 'N point match' header in {text[:80]!r}")
     if names is None:
         names = games[0][1] if games else ("player0", "player1")
-    return _replay(length, rules or Rules(), names, games)
+    return replay(length, rules or Rules(), names, games)
 
 
-def _replay(length: int, rules: Rules, names: tuple[str, str],
-            games: list[_RawGame]) -> MatchRecord:
+def replay(length: int, rules: Rules, names: tuple[str, str],
+           games: list[RawGame]) -> MatchRecord:
+    """The match of ``games`` (a ``length``-point match, 0 for money, under ``rules``),
+    every entry replayed through the referee. Raises :class:`MatchFileError` where the play
+    is illegal or the scores disagree."""
     ref = Referee(length, rules, seed=0, names=names)
     for gi, (number, _, score, entries) in enumerate(games):
         if gi > 0:
@@ -278,7 +286,7 @@ def _replay(length: int, rules: Rules, names: tuple[str, str],
     return ref.record
 
 
-def _apply(ref: Referee, e: _Entry, where: str) -> None:
+def _apply(ref: Referee, e: Entry, where: str) -> None:
     s = ref.state
     if e.kind == "wins":
         _finish(ref, e.player, e.value, where)

@@ -2,8 +2,9 @@
 
 :func:`loads` parses the SGF collection (one game tree per game; the main line of each tree,
 variations ignored), reads the match length, score, names and result from each root, and
-replays every move and cube action through the referee (as :func:`gbot.matfile.loads` does),
-so an illegal move or a score that does not follow is refused with the game and node named.
+replays every move and cube action through the referee (:func:`gbot.matfile.replay`, as
+:func:`gbot.matfile.loads` does), so an illegal move or a score that does not follow is
+refused with the game and node named.
 Properties that carry no play (comments, analysis, times) are skipped. The point letters and
 colours are those described in :mod:`gbot.sgf` (``W`` = player 0, ``a`` = player 0's point 1,
 ``y`` bar, ``z`` off).
@@ -123,7 +124,7 @@ def _mi(root: Node) -> dict[str, int]:
 
 def loads(text: str, rules: Rules | None = None) -> MatchRecord:
     """The match in SGF ``text``, every move checked by the referee."""
-    from gbot.matfile import _Entry, _replay
+    from gbot.matfile import Entry, replay
 
     trees = parse(text)
     if not trees:
@@ -153,15 +154,15 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
                     if v in ("double", "beaver"):
                         if pending >= 0 and pending != player:   # a redouble at once
                             offered = 4 * cube
-                            entries.append((where, _Entry(player, "beaver", offered)))
+                            entries.append((where, Entry(player, "beaver", offered)))
                         else:
                             offered = 2 * cube
-                            entries.append((where, _Entry(player, "double", offered)))
+                            entries.append((where, Entry(player, "double", offered)))
                         pending = player
                         continue
                     if v in ("take", "drop"):
                         cube, pending = offered, -1
-                        entries.append((where, _Entry(player, v)))
+                        entries.append((where, Entry(player, v)))
                         continue
                     if pending >= 0:      # a beaver's take is left out, as in .mat files
                         cube, pending = offered, -1
@@ -176,21 +177,21 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
                                  for j in range(2, len(v), 2)]
                     except MatchFileError as exc:
                         raise MatchFileError(f"game {number}, {where}: {exc}") from None
-                    entries.append((where, _Entry(player, "move", dice=d, steps=steps)))
+                    entries.append((where, Entry(player, "move", dice=d, steps=steps)))
         if "DI" in nodes[-1] if nodes else False:
             pl = nodes[-1].get("PL", ["W"])[0].strip().upper()
             di = nodes[-1]["DI"][0].strip()
             if len(di) == 2 and di.isdigit():
-                entries.append(("last node", _Entry(0 if pl == "W" else 1, "move",
+                entries.append(("last node", Entry(0 if pl == "W" else 1, "move",
                                                     dice=(int(di[0]), int(di[1])))))
         re_ = root.get("RE", [""])[0].strip().upper()
         m = re.match(r"^([WB])\+(\d+)", re_)
         if m:
-            entries.append(("result", _Entry(0 if m.group(1) == "W" else 1, "wins",
+            entries.append(("result", Entry(0 if m.group(1) == "W" else 1, "wins",
                                              int(m.group(2)))))
         games.append((number, names, score, entries))
     base = rules or Rules(jacoby=jacoby)
-    return _replay(length or 0, base, names, games)
+    return replay(length or 0, base, names, games)
 
 
 def read(path: str | Path, rules: Rules | None = None) -> MatchRecord:
