@@ -491,7 +491,7 @@ class Rollout:
 
         vals, mwc = replay(t, state, "free", cube_ply=self.settings.cube_ply,
                            weights=self.weights)
-        return _with_cubeful(res, vals, mwc)
+        return with_cubeful(res, vals, mwc)
 
     def plays(self, pos: Any, dice: Sequence[int], state: Any = None,
               candidates: int | None = None, ply: int = 0) -> list[PlayRollout]:
@@ -514,7 +514,7 @@ class Rollout:
 
                 vals, mwc = replay(t, opponent_state(state), "free",
                                    cube_ply=self.settings.cube_ply, weights=self.weights)
-                res = _with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
+                res = with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
                                     match_state=state)
             rows.append(PlayRollout(h.play, res))
         def value(r: PlayRollout) -> float:
@@ -536,9 +536,11 @@ class Rollout:
         return found
 
 
-def _with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
-                  mwc: npt.NDArray[np.float64] | None, match_state: Any = None
-                  ) -> RolloutResult:
+def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
+                 mwc: npt.NDArray[np.float64] | None, match_state: Any = None
+                 ) -> RolloutResult:
+    """``res`` with the cubeful figures (mean and standard error) of the per-trial values
+    ``vals`` and, in a match, winning chances ``mwc`` (:func:`gbot.rollout_cube.replay`)."""
     e, e_se = _mean_se(vals.reshape(-1, 1))
     if mwc is None:
         return replace(res, cubeful=float(e[0]), cubeful_se=float(e_se[0]))

@@ -230,15 +230,15 @@ def decide_branches(cubeless: Any, trials: Any, state: Any, *, cube_ply: int = 0
                     weights: str | None = None) -> Any:
     """The rolled-out cube decision (a :class:`gbot.rollout.CubeRollout`); ``cube_ply`` and
     ``weights`` as for :func:`replay`."""
-    from gbot.rollout import CubeRollout, _with_cubeful
+    from gbot.rollout import CubeRollout, with_cubeful
 
     base = context_from_state(state, 0.68)
     nd_v, nd_m = replay(trials, state, "nd", cube_ply=cube_ply, weights=weights)
-    nd = _with_cubeful(cubeless, nd_v, nd_m)
+    nd = with_cubeful(cubeless, nd_v, nd_m)
     if not base.can_double():
         return CubeRollout(nd, nd, float("nan"), "no_double", "take", can_double=False)
     dt_v, dt_m = replay(trials, state, "dt", cube_ply=cube_ply, weights=weights)
-    dt = _with_cubeful(cubeless, dt_v, dt_m)
+    dt = with_cubeful(cubeless, dt_v, dt_m)
     dp_mwc = float("nan") if base.is_money else _mwc(base, base.cube)
     assert nd.cubeful is not None and dt.cubeful is not None
     e = CubefulEquities(nd=nd.cubeful, dt=dt.cubeful, dp=1.0,
