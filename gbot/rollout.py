@@ -515,7 +515,7 @@ class Rollout:
                 vals, mwc = replay(t, opponent_state(state), "free",
                                    cube_ply=self.settings.cube_ply, weights=self.weights)
                 res = with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
-                                    match_state=state)
+                                   match_state=state)
             rows.append(PlayRollout(h.play, res))
         def value(r: PlayRollout) -> float:
             v = r.result.cubeful if cubeful else r.result.equity
