@@ -289,7 +289,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
                             "double or resignation (leave --rollout out)")
         roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
         engine = _engine(ply, state)
-        st = replace(engine._state(state), dice=roll or (0, 0))
+        st = replace(engine.rules_state(state), dice=roll or (0, 0))
         ro = Rollout(RolloutSettings(trials=trials))
         match = st.match_length > 0
         if roll is None:

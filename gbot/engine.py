@@ -102,6 +102,12 @@ class Engine:
         self._fast_path: FastPath | _NoFastPath | None = None
 
     @property
+    def cube_model(self) -> Any | None:
+        """The cube module the engine decides with (:mod:`gbot.cube.decision`), None when it
+        cannot be loaded (the engine then takes every double it is offered with 25 % wins)."""
+        return self._cube
+
+    @property
     def backend(self) -> str:
         """``"evaluator"`` or ``"heuristic"`` (the built-in fallback), plus the cube source."""
         if self.evaluator is None:
@@ -184,7 +190,7 @@ class Engine:
         ev = self.evaluator
         return (ev is not None and self._cube is not None and provides(ev, "evaluate")
                 and move_rule(ev) == self.rules.caucasian
-                and _cube_matters(self._state(state)))
+                and _cube_matters(self.rules_state(state)))
 
     def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
         """The play after which the opponent (on roll, with the cube as in ``st``) does worst
@@ -265,7 +271,7 @@ class Engine:
     # --- cube ---------------------------------------------------------------------------
     def cube_action(self, pos: Position, state: MatchState) -> CubeAction:
         """``"double"`` or ``"roll"`` for me, on roll before rolling."""
-        state = self._state(state)
+        state = self.rules_state(state)
         me = state.player_to_act
         if not state.may_double(me):
             return "roll"
@@ -273,7 +279,7 @@ class Engine:
             if (self.ply == 0 and self.probabilities(pos)[0] < NO_DOUBLE_BELOW
                     and not state.post_crawford and not dead_for_opponent(state, me)):
                 return "roll"      # far below any doubling window: skip the cube model
-            d = self._decision(pos, self._mine(state))
+            d = self.cube_decision(pos, self._mine(state))
             return "double" if d.doubles else "roll"
         if state.match_length > 0 and state.post_crawford and state.score[me] < state.score[1 - me]:
             return "double" if state.cube_value == 1 else "roll"   # the trailer's free double
@@ -281,19 +287,21 @@ class Engine:
 
     def respond_double(self, pos: Position, state: MatchState) -> TakeAction:
         """``"take"``, ``"drop"`` or ``"beaver"`` when the opponent has doubled me."""
-        state = self._state(state)
+        state = self.rules_state(state)
         if self._cube is not None and self.evaluator is not None:
             doubler = replace(state, player_on_roll=1 - state.player_to_act,
                               double_offered=False)
-            d = self._decision(pos.swapped(), doubler)
+            d = self.cube_decision(pos.swapped(), doubler)
             if d.response == "beaver":
-                return "beaver" if self._may_beaver(state) else "take"
+                return "beaver" if self.may_beaver(state) else "take"
             return "drop" if d.response == "pass" else "take"
         win = self.probabilities(pos)[0]
         return "take" if win >= 0.25 else "drop"
 
-    def _decision(self, pos: Position, on_roll: MatchState) -> Any:
-        """The cube module's decision for the side on roll of ``pos`` in ``on_roll``."""
+    def cube_decision(self, pos: Position, on_roll: MatchState) -> Any:
+        """The cube decision (:class:`gbot.cube.decision.CubeDecision`) for the side on roll of
+        ``pos`` in ``on_roll``, as the engine's cube answers weigh it (needs
+        :attr:`cube_model`)."""
         cube = self._cube
         assert cube is not None
         if self.ply > 0:
@@ -305,7 +313,9 @@ class Engine:
         ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
         return cube.decide(self.probabilities(pos), ctx)
 
-    def _may_beaver(self, state: MatchState) -> bool:
+    def may_beaver(self, state: MatchState) -> bool:
+        """Whether the doubled side may beaver in ``state``: money play with beavers on and
+        room on the cube for the redouble."""
         r = state.rules
         return (state.match_length == 0 and r.beavers and r.cube_enabled
                 and state.cube_value * 4 <= r.max_cube)
@@ -352,7 +362,7 @@ class Engine:
         """
         if level not in (1, 2, 3):
             raise ValueError(f"resignation level must be 1, 2 or 3, got {level!r}")
-        state = self._state(state)
+        state = self.rules_state(state)
         if self._cube is not None:
             from gbot.cube.resign import should_accept
 
@@ -381,7 +391,7 @@ class Engine:
                 counted = 1      # the opponent wins the match with a single game
         return counted
 
-    def _state(self, state: MatchState) -> MatchState:
+    def rules_state(self, state: MatchState) -> MatchState:
         """``state`` under this engine's rules (board lines carry none); a match longer
         than :data:`gbot.match.MAX_MATCH_LENGTH` is a :class:`~gbot.errors.MatchRuleError`."""
         if state.match_length > MAX_MATCH_LENGTH:
@@ -395,7 +405,7 @@ class Engine:
 
     def _mine(self, state: MatchState) -> MatchState:
         """``state`` with the deciding player on roll and no double pending."""
-        st = self._state(state)
+        st = self.rules_state(state)
         if st.player_on_roll == st.player_to_act and not st.double_offered:
             return st
         return replace(st, player_on_roll=st.player_to_act, double_offered=False)

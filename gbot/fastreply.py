@@ -18,7 +18,15 @@ import numpy.typing as npt
 
 from gbot.core import answer as _an
 from gbot.core import movegen as _mg
-from gbot.core.boardline import FIELDS
+from gbot.core.boardline import (
+    OUT_CRAWFORD,
+    OUT_CUBE,
+    OUT_LENGTH,
+    OUT_OWNER,
+    OUT_SCORE_ME,
+    OUT_SCORE_OPP,
+)
+from gbot.core.limits import CENTRE
 from gbot.cube.cubeful import END_MULTIPLIERS, Owner
 from gbot.cube.decision import context_from_state
 from gbot.cube.plays import kernel_params
@@ -34,15 +42,7 @@ FastReply = tuple[str, tuple[int, int]]
 """The reply (``roll``, ``double`` or a move's text, empty when no move exists) and the line's
 score ``(me, opponent)``."""
 
-_SLOT = {name: 25 + i for i, name in enumerate(FIELDS) if i}
-"""Where each of :data:`gbot.core.boardline.FIELDS` after the points lands in the numbers."""
-F_CUBE = _SLOT["cube"]
-F_OWNER = _SLOT["owner"]
-F_SCORE_ME = _SLOT["score_me"]
-F_SCORE_THEM = _SLOT["score_opp"]
-F_LENGTH = _SLOT["length"]
-F_CRAWFORD = _SLOT["crawford_game"]
-_OWNER_OF = (-1, 1, 0)
+_OWNER_OF = (CENTRE, 1, 0)
 """The match state's cube owner (me = player 1 here) for the line's owner field."""
 
 
@@ -113,7 +113,7 @@ class FastPath:
             code = _an.match_cube(f, s.probs[0], *mine[:10], *mine[11:13])
         if code == _an.FALLBACK:
             return None
-        score = (int(f[F_SCORE_ME]), int(f[F_SCORE_THEM]))
+        score = (int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]))
         if code == _an.ROLL:
             return "roll", score
         if code == _an.DOUBLE:
@@ -124,8 +124,8 @@ class FastPath:
         """The kernel parameters (:func:`gbot.cube.plays.kernel_params`) of my cube situation
         in the line read into ``f`` (cube life aside) and of the opponent's after my play,
         kept per situation: the match score and the cube repeat through a match."""
-        key = (int(f[F_LENGTH]), int(f[F_SCORE_ME]), int(f[F_SCORE_THEM]), int(f[F_CUBE]),
-               int(f[F_OWNER]), int(f[F_CRAWFORD]))
+        key = (int(f[OUT_LENGTH]), int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]), int(f[OUT_CUBE]),
+               int(f[OUT_OWNER]), int(f[OUT_CRAWFORD]))
         hit = self._situations.get(key)
         if hit is not None:
             return hit

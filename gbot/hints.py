@@ -142,7 +142,7 @@ def _for(state: MatchState, player: int) -> MatchState:
 
 
 def _need_cube(engine: Any) -> Any:
-    cube = getattr(engine, "_cube", None)
+    cube = getattr(engine, "cube_model", None)
     if cube is None or engine.evaluator is None:
         raise GbotError("hints need the shipped networks and the cube module "
                         "(the engine runs on its built-in heuristic)")
@@ -158,7 +158,7 @@ def play_hints(engine: Any, pos: Position, dice: tuple[int, int], state: MatchSt
     cube = _need_cube(engine)
     from gbot.cube.plays import cube_lives
 
-    st = engine._state(state)
+    st = engine.rules_state(state)
     me = st.player_to_act
     chosen = engine.choose_play(pos, dice, st)
     if chosen is None:
@@ -194,13 +194,13 @@ def play_hints(engine: Any, pos: Position, dice: tuple[int, int], state: MatchSt
 def _decision(engine: Any, pos: Position, state: MatchState) -> Any:
     """The engine's cube decision for the player on roll of ``state`` (``pos`` its view)."""
     _need_cube(engine)
-    return engine._decision(pos, _for(engine._state(state), state.player_on_roll))
+    return engine.cube_decision(pos, _for(engine.rules_state(state), state.player_on_roll))
 
 
 def cube_hint(engine: Any, pos: Position, state: MatchState) -> CubeHint:
     """The cube decision of the player on roll of ``state`` (``pos`` seen by it) as the
     engine takes it."""
-    st = _for(engine._state(state), state.player_on_roll)
+    st = _for(engine.rules_state(state), state.player_on_roll)
     reason = no_double_reason(st)
     d = _decision(engine, pos, st)
     p: Probabilities = tuple(float(x) for x in d.probabilities)  # type: ignore[assignment]
@@ -218,12 +218,12 @@ def cube_hint(engine: Any, pos: Position, state: MatchState) -> CubeHint:
 def take_hint(engine: Any, pos: Position, state: MatchState) -> TakeHint:
     """The answer to the double pending in ``state``; ``pos`` is seen by the doubler (the
     player on roll)."""
-    st = engine._state(state)
+    st = engine.rules_state(state)
     taker = st.player_to_act
     d = _decision(engine, pos, st)
     nd, dt, dp = (float(x) for x in d.equities)
     answer = engine.respond_double(pos.swapped(), st)
-    beaver = -2.0 * dt if engine._may_beaver(st) else None
+    beaver = -2.0 * dt if engine.may_beaver(st) else None
     mwc_take = mwc_pass = None
     if d.mwc is not None:
         mwc_take, mwc_pass = 1.0 - float(d.mwc[1]), 1.0 - float(d.mwc[2])
@@ -237,7 +237,7 @@ def take_hint(engine: Any, pos: Position, state: MatchState) -> TakeHint:
 def resign_hint(engine: Any, pos: Position, state: MatchState) -> ResignHint:
     """Whether the player to act accepts the resignation pending in ``state`` (``pos`` seen
     by the player on roll)."""
-    st = engine._state(state)
+    st = engine.rules_state(state)
     view = pos if st.player_to_act == st.player_on_roll else pos.swapped()
     level = int(st.resign_offered)
     return ResignHint(level=level, accept=bool(engine.accept_resignation(view, st, level)))

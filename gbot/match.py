@@ -12,17 +12,19 @@ e.g. from a Match ID alone).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from gbot import matchid
+from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
+from gbot.matchid import MatchIdFields
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
 
-CENTRE = -1
-"""``cube_owner`` of a centred cube."""
+# CENTRE (gbot.core.limits): ``cube_owner`` of a centred cube (-1; players are 0 and 1).
 
 # MAX_CUBE (gbot.core.limits): the largest cube a Match ID can hold (its 4-bit log2 field);
 # the cap when ``cube_cap`` is 0.
@@ -209,14 +211,55 @@ class MatchState:
 
     @classmethod
     def from_match_id(cls, mid: str, rules: Rules | None = None) -> MatchState:
-        """The state a gnubg Match ID describes (delegates to :mod:`gbot.matchid`)."""
-        from gbot import matchid
-
-        state: MatchState = matchid.to_state(matchid.decode(mid), rules)
-        return state
+        """The state a gnubg Match ID describes (:mod:`gbot.matchid` reads the ID)."""
+        return state_from_match_id(matchid.decode(mid), rules)
 
     def match_id(self) -> str:
-        """The gnubg Match ID of this state (delegates to :mod:`gbot.matchid`)."""
-        from gbot import matchid
+        """The gnubg Match ID of this state (:mod:`gbot.matchid` writes the ID)."""
+        return str(matchid.encode(match_id_fields(self)))
 
-        return str(matchid.encode(matchid.from_state(self)))
+
+def state_from_match_id(fields: MatchIdFields, rules: Rules | None = None) -> MatchState:
+    """The :class:`MatchState` of a Match ID's ``fields``; the ID's Jacoby bit overrides
+    ``rules``.
+
+    ``crawford_done`` is inferred for a game in play (the Crawford game, or a match where
+    someone is at match point outside it); the board is unknown (empty).
+    """
+    base = rules if rules is not None else Rules()
+    in_play = fields.game_state == GameState.PLAYING
+    at_point = fields.match_length > 0 and fields.match_length - 1 in fields.score
+    return MatchState(
+        match_length=fields.match_length,
+        score=fields.score,
+        cube_value=fields.cube,
+        cube_owner=fields.cube_owner,
+        player_on_roll=fields.dice_owner,
+        player_to_act=fields.turn,
+        dice=fields.dice,
+        crawford=fields.crawford,
+        game_state=GameState(fields.game_state),
+        double_offered=fields.doubled,
+        resign_offered=fields.resigned,
+        rules=replace(base, jacoby=fields.jacoby),
+        crawford_done=fields.crawford or (in_play and at_point),
+    )
+
+
+def match_id_fields(state: MatchState) -> MatchIdFields:
+    """The Match ID fields of ``state`` (:class:`gbot.errors.MatchIdError` if it cannot be
+    written)."""
+    return MatchIdFields(
+        cube=state.cube_value,
+        cube_owner=state.cube_owner,
+        dice_owner=state.player_on_roll,
+        crawford=state.crawford,
+        game_state=int(state.game_state),
+        turn=state.player_to_act,
+        doubled=state.double_offered,
+        resigned=state.resign_offered,
+        dice=(int(state.dice[0]), int(state.dice[1])),
+        match_length=state.match_length,
+        score=(int(state.score[0]), int(state.score[1])),
+        jacoby=state.rules.jacoby,
+    )

@@ -14,16 +14,13 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
+from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE
 from gbot.errors import MatchIdError
 
-if TYPE_CHECKING:
-    from gbot.match import MatchState, Rules
-
-CENTRE = -1
-"""``cube_owner`` of a centred cube (stored as 3 in the two owner bits)."""
+# CENTRE (gbot.core.limits): ``cube_owner`` of a centred cube (stored as 3 in the two owner bits).
 
 MAX_FIELD = 2**15 - 1
 """The largest match length or score the 15-bit fields hold."""
@@ -194,52 +191,19 @@ def is_valid(mid: str) -> bool:
     return True
 
 
-def to_state(fields: MatchIdFields, rules: Rules | None = None) -> MatchState:
-    """The :class:`gbot.MatchState` of ``fields``; the ID's Jacoby bit overrides ``rules``.
+def __getattr__(name: str) -> Any:
+    """The old import paths ``gbot.matchid.to_state`` and ``from_state``: the conversions
+    between the fields and a :class:`gbot.MatchState` are :mod:`gbot.match`'s
+    (:func:`gbot.match.state_from_match_id` and :func:`gbot.match.match_id_fields`), which
+    keeps this module free of the match model."""
+    if name in _MOVED:
+        import gbot.match
 
-    ``crawford_done`` is inferred for a game in play (the Crawford game, or a match where
-    someone is at match point outside it); the board is unknown (empty).
-    """
-    from dataclasses import replace
-
-    from gbot.match import GameState, MatchState, Rules
-
-    base = rules if rules is not None else Rules()
-    in_play = fields.game_state == GameState.PLAYING
-    at_point = fields.match_length > 0 and fields.match_length - 1 in fields.score
-    return MatchState(
-        match_length=fields.match_length,
-        score=fields.score,
-        cube_value=fields.cube,
-        cube_owner=fields.cube_owner,
-        player_on_roll=fields.dice_owner,
-        player_to_act=fields.turn,
-        dice=fields.dice,
-        crawford=fields.crawford,
-        game_state=GameState(fields.game_state),
-        double_offered=fields.doubled,
-        resign_offered=fields.resigned,
-        rules=replace(base, jacoby=fields.jacoby),
-        crawford_done=fields.crawford or (in_play and at_point),
-    )
+        return getattr(gbot.match, _MOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def from_state(state: MatchState) -> MatchIdFields:
-    """The Match ID fields of ``state`` (:class:`MatchIdError` if it cannot be written)."""
-    return MatchIdFields(
-        cube=state.cube_value,
-        cube_owner=state.cube_owner,
-        dice_owner=state.player_on_roll,
-        crawford=state.crawford,
-        game_state=int(state.game_state),
-        turn=state.player_to_act,
-        doubled=state.double_offered,
-        resigned=state.resign_offered,
-        dice=(int(state.dice[0]), int(state.dice[1])),
-        match_length=state.match_length,
-        score=(int(state.score[0]), int(state.score[1])),
-        jacoby=state.rules.jacoby,
-    )
+_MOVED = {"to_state": "state_from_match_id", "from_state": "match_id_fields"}
 
 
-__all__ = ["CENTRE", "MatchIdFields", "decode", "encode", "from_state", "is_valid", "to_state"]
+__all__ = ["CENTRE", "MatchIdFields", "decode", "encode", "is_valid"]

@@ -97,3 +97,13 @@ def test_mutated_lines(data: st.DataObject) -> None:
 @settings(max_examples=300, deadline=None)
 def test_random_numbers(text: str) -> None:
     _same_outcome("board:a:b:" + text)
+
+
+def test_output_slots_follow_the_documented_layout() -> None:
+    """The named output slots are :data:`FIELDS` in order after the 26 points."""
+    from gbot.core import boardline as bl
+
+    for i, field in enumerate(bl.FIELDS[1:]):
+        name = "CRAWFORD" if field == "crawford_game" else field.upper()
+        assert getattr(bl, "OUT_" + name) == 26 + i, field
+    assert bl.N_OUT == 26 + len(bl.FIELDS) - 1

@@ -123,7 +123,7 @@ def test_janowski_hand_figures() -> None:
     cp = (big_l + 1) / (w + big_l + 0.5)
     dead = 0.7 * w - 0.3 * big_l
     out = np.empty(3)
-    core.janowski(p, core.MULTS["backgammons"], x, core.CENTRE, False, out)
+    core.janowski(p, core.MULTS["backgammons"], x, core.OWNER_CENTRE, False, out)
     assert out[0] == pytest.approx(x * (-1 + 2 * (0.7 - tp) / (cp - tp)) + (1 - x) * dead)
     assert out[1] == pytest.approx(2 * (x * (-1 + (w + 1) * (0.7 - tp) / (1 - tp))
                                         + (1 - x) * dead))

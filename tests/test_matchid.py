@@ -300,3 +300,26 @@ def test_random_fields_agree_with_live_gnubg(tmp_path: Path) -> None:
     for case, mid in zip(cases, got, strict=True):
         f = MatchIdFields(**{**case, "dice": tuple(case["dice"]), "score": tuple(case["score"])})
         assert matchid.encode(f) == mid, case
+
+
+def test_matchid_does_not_import_the_match_model() -> None:
+    """:mod:`gbot.matchid` stands below :mod:`gbot.match` (no import cycle): outside the
+    module ``__getattr__`` that forwards its old names ``to_state``/``from_state`` to the
+    match model's conversions, it imports nothing of :mod:`gbot.match`."""
+    import ast
+
+    import gbot.match
+
+    tree = ast.parse((Path(__file__).resolve().parents[1] / "gbot" / "matchid.py").read_text())
+    shim = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__")
+    inside = {id(n) for n in ast.walk(shim)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and id(node) not in inside:
+            assert node.module != "gbot.match", ast.unparse(node)
+        if isinstance(node, ast.Import) and id(node) not in inside:
+            assert all(a.name != "gbot.match" for a in node.names), ast.unparse(node)
+    assert matchid.to_state is gbot.match.state_from_match_id
+    assert matchid.from_state is gbot.match.match_id_fields
+    assert matchid.CENTRE is gbot.match.CENTRE == -1
+    with pytest.raises(AttributeError):
+        _ = matchid.no_such_name

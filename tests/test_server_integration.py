@@ -319,11 +319,11 @@ class CubeHappy(Engine):
     """Doubles whenever it may and beavers whenever it may: drives every cube path."""
 
     def cube_action(self, pos: Position, state: MatchState) -> str:  # type: ignore[override]
-        st = self._state(state)
+        st = self.rules_state(state)
         return "double" if st.may_double(st.player_to_act) and st.cube_value < 8 else "roll"
 
     def respond_double(self, pos: Position, state: MatchState) -> str:  # type: ignore[override]
-        return "beaver" if self._may_beaver(self._state(state)) else "take"
+        return "beaver" if self.may_beaver(self.rules_state(state)) else "take"
 
 
 @pytest.mark.gnubg

@@ -30,11 +30,23 @@ import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.bestplay import best_static, static_fill, static_values
-from gbot.core.boardline import OPPONENT, read_gnubg_numbers
+from gbot.core.boardline import (
+    OUT_CRAWFORD,
+    OUT_CUBE,
+    OUT_DIE1,
+    OUT_DIE2,
+    OUT_LENGTH,
+    OUT_OWNER,
+    OUT_PENDING,
+    OUT_SCORE_ME,
+    OUT_SCORE_OPP,
+    read_gnubg_numbers,
+)
 from gbot.core.classify import BEAROFF, OVER
 from gbot.core.cubemath import (
     JANOWSKI_MAX_CUBE,
     LIVES,
+    OWNER_OPPONENT,
     WIN_G,
     action_of,
     clip_probs,
@@ -116,7 +128,7 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
     start = _names_end(text)
     if start < 0 or not read_gnubg_numbers(text[start:], fields):
         return FALLBACK
-    if fields[32] != 0:                       # a double is pending: take or drop
+    if fields[OUT_PENDING] != 0:              # a double is pending: take or drop
         return FALLBACK
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
@@ -134,9 +146,9 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         win = probs[0, 0]
         if not win > no_resign_above:
             return FALLBACK
-    d1 = fields[26]
-    d2 = fields[27]
-    length = fields[35]
+    d1 = fields[OUT_DIE1]
+    d2 = fields[OUT_DIE2]
+    length = fields[OUT_LENGTH]
     if d1 != 0:
         if length != 0:
             return NEED_MATCH                 # plays ranked with the match state
@@ -152,19 +164,19 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         if res[0] > 0:
             info[0] = format_steps_into(board, w_steps[res[1]], reply)
         return MOVE
-    crawford = fields[36] != 0
-    if (not cube_enabled or (length > 0 and crawford) or fields[29] == OPPONENT
-            or fields[28] * 2 > max_cube):
+    crawford = fields[OUT_CRAWFORD] != 0
+    if (not cube_enabled or (length > 0 and crawford) or fields[OUT_OWNER] == OWNER_OPPONENT
+            or fields[OUT_CUBE] * 2 > max_cube):
         return ROLL                           # the cube is not mine to turn
-    post = length > 0 and not crawford and (fields[33] == length - 1
-                                            or fields[34] == length - 1)
+    post = length > 0 and not crawford and (fields[OUT_SCORE_ME] == length - 1
+                                            or fields[OUT_SCORE_OPP] == length - 1)
     if win < 0.0:
         one[0, :] = board
         if static_values(one, bearoff, probs, kinds, counts, rows, values, esc, class_net,
                          w1m, b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
             return FALLBACK
         win = probs[0, 0]
-    dead = length > 0 and fields[28] >= length - fields[34]   # the opponent's match at stake
+    dead = length > 0 and fields[OUT_CUBE] >= length - fields[OUT_SCORE_OPP]   # theirs at stake
     if win < no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
     cls, pips = class_and_pips(board)
@@ -172,9 +184,9 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
         return FALLBACK                       # bear-offs may get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
-    if cube[CUBE_CAP] != 0.0 or fields[28] > JANOWSKI_MAX_CUBE:
+    if cube[CUBE_CAP] != 0.0 or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
         return FALLBACK                       # a capped cube: the cube model
-    verdict = _money_doubles(probs[0], cls, pips, fields[29], cube)
+    verdict = _money_doubles(probs[0], cls, pips, fields[OUT_OWNER], cube)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
@@ -239,8 +251,8 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
-    n = generate(board, fields[26], fields[27], caucasian, w_out, w_steps, table, hashes,
-                 state, path, marks, keys)
+    n = generate(board, fields[OUT_DIE1], fields[OUT_DIE2], caucasian, w_out, w_steps, table,
+                 hashes, state, path, marks, keys)
     if state[2] != 0 or n > children.shape[0]:
         return FALLBACK
     info[0] = 0

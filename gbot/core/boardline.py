@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
+from gbot.core.cubemath import OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
 
@@ -75,13 +76,25 @@ FIBS_FRAMES = {1: (-1, 0, 25), -1: (1, 25, 0)}
 FIELDS = ("points[26]", "die1", "die2", "cube", "owner", "may_me", "may_opp", "pending",
           "score_me", "score_opp", "length", "crawford_game", "post_crawford", "colour",
           "me_first")
-"""Layout of the output: my view of the points (26), then one value each; ``owner`` is 0
-centre, 1 me, 2 opponent; ``me_first``: the first name on the line is mine."""
+"""Layout of the output: my view of the points (26), then one value each; ``owner`` is
+:data:`gbot.core.cubemath.OWNER_CENTRE`, ``OWNER_ME`` or ``OWNER_OPPONENT``; ``me_first``: the
+first name on the line is mine."""
 N_OUT = 26 + len(FIELDS) - 1
-
-CENTRE = 0
-ME = 1
-OPPONENT = 2
+OUT_DIE1 = 26
+"""Where each field after the points lands in the output (``out[OUT_CUBE]`` is the cube)."""
+OUT_DIE2 = 27
+OUT_CUBE = 28
+OUT_OWNER = 29
+OUT_MAY_ME = 30
+OUT_MAY_OPP = 31
+OUT_PENDING = 32
+OUT_SCORE_ME = 33
+OUT_SCORE_OPP = 34
+OUT_LENGTH = 35
+OUT_CRAWFORD = 36
+OUT_POST_CRAWFORD = 37
+OUT_COLOUR = 38
+OUT_ME_FIRST = 39
 
 
 @jit
@@ -164,11 +177,11 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
     flag_me = may_p if colour > 0 else may_n
     flag_opp = may_n if colour > 0 else may_p
     if flag_me == 1 and flag_opp == 1:
-        owner = CENTRE
+        owner = OWNER_CENTRE
     elif flag_me == 1:
-        owner = ME
+        owner = OWNER_ME
     elif flag_opp == 1:
-        owner = OPPONENT
+        owner = OWNER_OPPONENT
     else:
         return False
     if length != 0 and not_crawford == 0 and d1 == 0 and d2 == 0:
@@ -196,9 +209,9 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
         return False
     if cube < 1 or cube > MAX_CUBE or (cube & (cube - 1)) != 0:
         return False
-    if cube == 1 and owner != CENTRE:
+    if cube == 1 and owner != OWNER_CENTRE:
         return False
-    if doubled and (d1 != 0 or d2 != 0 or owner == ME or cube >= MAX_CUBE):
+    if doubled and (d1 != 0 or d2 != 0 or owner == OWNER_ME or cube >= MAX_CUBE):
         return False
     if length < 0 or length > MAX_MATCH_LENGTH or s_me < 0 or s_opp < 0:
         return False
@@ -213,18 +226,18 @@ def read_gnubg_numbers(text: npt.NDArray[np.uint8], out: npt.NDArray[np.int64]) 
         return False
     if crawford_game and (cube != 1 or doubled):
         return False
-    out[26] = d1
-    out[27] = d2
-    out[28] = cube
-    out[29] = owner
-    out[30] = flag_me
-    out[31] = flag_opp
-    out[32] = doubled
-    out[33] = s_me
-    out[34] = s_opp
-    out[35] = length
-    out[36] = crawford_game
-    out[37] = post
-    out[38] = colour
-    out[39] = me_first
+    out[OUT_DIE1] = d1
+    out[OUT_DIE2] = d2
+    out[OUT_CUBE] = cube
+    out[OUT_OWNER] = owner
+    out[OUT_MAY_ME] = flag_me
+    out[OUT_MAY_OPP] = flag_opp
+    out[OUT_PENDING] = doubled
+    out[OUT_SCORE_ME] = s_me
+    out[OUT_SCORE_OPP] = s_opp
+    out[OUT_LENGTH] = length
+    out[OUT_CRAWFORD] = crawford_game
+    out[OUT_POST_CRAWFORD] = post
+    out[OUT_COLOUR] = colour
+    out[OUT_ME_FIRST] = me_first
     return True

@@ -47,9 +47,9 @@ LOSE_G = 3
 LOSE_BG = 4
 
 # -- who holds the cube, seen from the side on roll ------------------------------------------
-CENTRE = 0
-ME = 1
-OPPONENT = 2
+OWNER_CENTRE = 0
+OWNER_ME = 1
+OWNER_OPPONENT = 2
 
 JANOWSKI_MAX_CUBE = 2**10
 """Money play without a cap uses the closed forms up to this cube (above: the level model)."""
@@ -396,7 +396,7 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
     if dead_nd:
         _dead(cube, False, w, ls, mult, money, away, opp_away, table, dx, dy)
         out[0] = _at(dx, dy, 2, p)
-    elif owner == CENTRE:
+    elif owner == OWNER_CENTRE:
         _dead(cube, jacoby, w, ls, mult, money, away, opp_away, table, dx, dy)
         if 2 * cube > top:
             lx = dx
@@ -419,7 +419,7 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
         out[0] = x * _at(lx, ly, ln, p) + (1.0 - x) * _at(dx, dy, 2, p)
     else:
         _dead(cube, False, w, ls, mult, money, away, opp_away, table, dx, dy)
-        if owner == ME:
+        if owner == OWNER_ME:
             out[0] = x * _at(mex[0], mey[0], men[0], p) + (1.0 - x) * _at(dx, dy, 2, p)
         else:
             out[0] = x * _at(opx[0], opy[0], opn[0], p) + (1.0 - x) * _at(dx, dy, 2, p)
@@ -554,10 +554,10 @@ def janowski(p: F64, mult: F64, life: float, owner: int, jacoby: bool, out: F64)
     tp = (big_l - 0.5) / (big_w + big_l + 0.5)
     cp = (big_l + 1.0) / (big_w + big_l + 0.5)
     dead = win * big_w - (1.0 - win) * big_l
-    jac = jacoby and owner == CENTRE
+    jac = jacoby and owner == OWNER_CENTRE
     lo = -1.0 if jac else -big_l              # the value at p = 0 with the cube where it is
     hi = 1.0 if jac else big_w
-    if owner == CENTRE:
+    if owner == OWNER_CENTRE:
         if win < tp:
             live = _below_tp(win, lo, tp)
         elif win < cp:
@@ -565,7 +565,7 @@ def janowski(p: F64, mult: F64, life: float, owner: int, jacoby: bool, out: F64)
         else:
             live = 1.0 + (hi - 1.0) * (win - cp) / (1.0 - cp) if cp < 1 else 1.0
         out[0] = x * live + (1.0 - x) * ((2.0 * win - 1.0) if jac else dead)
-    elif owner == ME:
+    elif owner == OWNER_ME:
         if win < cp:
             live = -big_l + (1.0 + big_l) * win / cp
         else:

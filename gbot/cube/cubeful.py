@@ -74,9 +74,9 @@ Array = npt.NDArray[np.float64]
 class Owner(enum.IntEnum):
     """Who holds the cube, seen from the side on roll."""
 
-    CENTRE = _core.CENTRE
-    ME = _core.ME
-    OPPONENT = _core.OPPONENT
+    CENTRE = _core.OWNER_CENTRE
+    ME = _core.OWNER_ME
+    OPPONENT = _core.OWNER_OPPONENT
 
 
 @dataclass(frozen=True)

@@ -679,6 +679,7 @@ def gnubg_line(state: MatchState, me: int, names: tuple[str, str],
 
 
 _OWNERS: tuple[CubeOwner, ...] = ("centre", "me", "opponent")
+"""The owner names of :data:`gbot.core.cubemath.OWNER_CENTRE`, ``OWNER_ME``, ``OWNER_OPPONENT``."""
 
 
 def _gnubg_compiled(line: str) -> FibsBoard | None:
@@ -701,18 +702,18 @@ def _gnubg_compiled(line: str) -> FibsBoard | None:
     return FibsBoard._checked(
         _board8=board8,
         points=tuple(v[:26]),
-        dice=(v[26], v[27]),
-        cube_value=v[28],
-        cube_owner=_OWNERS[v[29]],
-        may_double=(v[30] == 1, v[31] == 1),
-        double_pending=v[32] == 1,
-        score=(v[33], v[34]),
-        match_length=v[35],
-        crawford_game=v[36] == 1,
-        post_crawford=v[37] == 1,
-        names=(name_a, name_b) if v[39] else (name_b, name_a),
+        dice=(v[_bl.OUT_DIE1], v[_bl.OUT_DIE2]),
+        cube_value=v[_bl.OUT_CUBE],
+        cube_owner=_OWNERS[v[_bl.OUT_OWNER]],
+        may_double=(v[_bl.OUT_MAY_ME] == 1, v[_bl.OUT_MAY_OPP] == 1),
+        double_pending=v[_bl.OUT_PENDING] == 1,
+        score=(v[_bl.OUT_SCORE_ME], v[_bl.OUT_SCORE_OPP]),
+        match_length=v[_bl.OUT_LENGTH],
+        crawford_game=v[_bl.OUT_CRAWFORD] == 1,
+        post_crawford=v[_bl.OUT_POST_CRAWFORD] == 1,
+        names=(name_a, name_b) if v[_bl.OUT_ME_FIRST] else (name_b, name_a),
         dialect="gnubg_external",
-        colour=v[38],
+        colour=v[_bl.OUT_COLOUR],
         me_player1=True,
         other_dice=(0, 0),
         can_move=0,

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from gbot.match import GameState
-from gbot.testing.fibs_server import FibsServer, ServerMatch, _Conn
+from gbot.testing.fibs_server import Connection, FibsServer, ServerMatch
 
 __all__ = ["CrawfordStallServer", "NoSavedListServer"]
 
@@ -57,7 +57,7 @@ class CrawfordStallServer(FibsServer):
 class NoSavedListServer(FibsServer):
     """A server without ``show``: saved matches exist but cannot be listed."""
 
-    def _command(self, conn: _Conn, text: str) -> bool:
+    def _command(self, conn: Connection, text: str) -> bool:
         if conn.account is not None and text.split(" ", 1)[0].lower() == "show":
             conn.send("** Unknown command: 'show'")
             return False

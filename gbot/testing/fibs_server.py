@@ -170,8 +170,8 @@ class MatchOutcome:
     score: tuple[int, int]
 
 
-class _Conn:
-    """One client connection."""
+class Connection:
+    """One client connection (what a :class:`FibsServer` subclass's command handlers get)."""
 
     def __init__(self, sock: socket.socket, addr: str) -> None:
         self.sock = sock
@@ -325,8 +325,8 @@ class FibsServer:
         self._script: deque[int] = deque()
         self._setups: deque[GameSetup] = deque()
         self._changed = threading.Condition(self._lock)
-        self._conns: dict[str, _Conn] = {}
-        self._all: set[_Conn] = set()
+        self._conns: dict[str, Connection] = {}
+        self._all: set[Connection] = set()
         self._invites: dict[str, dict[str, tuple[int, bool]]] = {}
         self.matches: dict[str, ServerMatch] = {}
         self.saved: dict[frozenset[str], ServerMatch] = {}
@@ -436,13 +436,13 @@ class FibsServer:
                 continue
             except OSError:
                 return
-            conn = _Conn(sock, addr[0])
+            conn = Connection(sock, addr[0])
             with self._lock:
                 self._all.add(conn)
             threading.Thread(target=self._serve, args=(conn,), daemon=True,
                              name=f"fibs-conn-{addr[1]}").start()
 
-    def _serve(self, conn: _Conn) -> None:
+    def _serve(self, conn: Connection) -> None:
         conn.send_bytes(f"\r\nWelcome to {self.server_name}.\r\n\r\nlogin: ".encode())
         conn.sock.settimeout(self.idle_timeout)
         buf = b""
@@ -486,7 +486,7 @@ class FibsServer:
                 self._changed.notify_all()
 
     # --- sessions -------------------------------------------------------------------------
-    def _command(self, conn: _Conn, text: str) -> bool:
+    def _command(self, conn: Connection, text: str) -> bool:
         """Handle one line; True when the client logged out."""
         if conn.account is None:
             self._login(conn, text)
@@ -506,7 +506,7 @@ class FibsServer:
         handler(self, conn, rest)
         return False
 
-    def _login(self, conn: _Conn, text: str) -> None:
+    def _login(self, conn: Connection, text: str) -> None:
         toks = text.split()
         acc = None
         if len(toks) == 5 and toks[0] == "login":
@@ -546,7 +546,7 @@ class FibsServer:
         self._broadcast_who(acc.name, skip=conn)
         log.info("%s logged in", acc.name)
 
-    def _gone(self, conn: _Conn, how: str) -> None:
+    def _gone(self, conn: Connection, how: str) -> None:
         """``conn`` closed: save its match, tell the others."""
         acc = conn.account
         if acc is None or self._conns.get(acc.name) is not conn:
@@ -577,7 +577,7 @@ class FibsServer:
         }
         return clip.OwnInfo(acc.name, tuple(vals[k] for k in clip.OWN_INFO_FIELDS))
 
-    def _who(self, conn: _Conn) -> clip.WhoInfo:
+    def _who(self, conn: Connection) -> clip.WhoInfo:
         acc = conn.account
         assert acc is not None
         m = self.matches.get(acc.name)
@@ -585,7 +585,7 @@ class FibsServer:
                             acc.toggles["ready"], acc.away, acc.rating, acc.experience, 0,
                             conn.login_time, conn.addr, conn.client, acc.email)
 
-    def _broadcast_who(self, *names: str, skip: _Conn | None = None) -> None:
+    def _broadcast_who(self, *names: str, skip: Connection | None = None) -> None:
         lines = [self._who(self._conns[n]).line() for n in names if n in self._conns]
         if not lines:
             return
@@ -599,7 +599,7 @@ class FibsServer:
             c.send(*lines)
 
     # --- settings and chat ----------------------------------------------------------------
-    def _cmd_set(self, conn: _Conn, rest: str) -> None:
+    def _cmd_set(self, conn: Connection, rest: str) -> None:
         toks = rest.split()
         if len(toks) != 2:
             conn.send("** usage: set <variable> <value>")
@@ -610,7 +610,7 @@ class FibsServer:
             return
         conn.send(f"Value of '{toks[0]}' set to {toks[1]}.")
 
-    def _cmd_toggle(self, conn: _Conn, rest: str) -> None:
+    def _cmd_toggle(self, conn: Connection, rest: str) -> None:
         acc = conn.account
         assert acc is not None
         key = rest.lower()
@@ -627,16 +627,16 @@ class FibsServer:
         if key == "ready":
             self._broadcast_who(acc.name)
 
-    def _cmd_rawwho(self, conn: _Conn, rest: str) -> None:
+    def _cmd_rawwho(self, conn: Connection, rest: str) -> None:
         conn.send(*[self._who(c).line() for c in self._conns.values()], clip.WhoEnd().line())
 
-    def _cmd_who(self, conn: _Conn, rest: str) -> None:
+    def _cmd_who(self, conn: Connection, rest: str) -> None:
         for c in self._conns.values():
             w = self._who(c)
             state = "P" if w.opponent else ("R" if w.ready else "-")
             conn.send(f"{state} {w.name:<20} {w.rating:8.2f} {w.experience:6d}")
 
-    def _cmd_tell(self, conn: _Conn, rest: str) -> None:
+    def _cmd_tell(self, conn: Connection, rest: str) -> None:
         name, _, text = rest.partition(" ")
         if not text:
             conn.send("** You can't say nothing.")
@@ -647,7 +647,7 @@ class FibsServer:
         self._to(name, clip.Chat("says", conn.name, text).line())
         conn.send(clip.Chat("you_say", name, text).line())
 
-    def _cmd_say(self, conn: _Conn, rest: str) -> None:
+    def _cmd_say(self, conn: Connection, rest: str) -> None:
         m = self.matches.get(conn.name)
         if m is None:
             conn.send("** You're not playing, so you can't say something.")
@@ -659,7 +659,7 @@ class FibsServer:
         self._to(opp, clip.Chat("says", conn.name, rest).line())
         conn.send(clip.Chat("you_say", opp, rest).line())
 
-    def _cmd_kibitz(self, conn: _Conn, rest: str) -> None:
+    def _cmd_kibitz(self, conn: Connection, rest: str) -> None:
         m = self.matches.get(conn.name)
         if m is None:
             conn.send("** You're not watching or playing.")
@@ -667,16 +667,16 @@ class FibsServer:
         self._to(m.other(conn.name), clip.Chat("kibitzes", conn.name, rest).line())
         conn.send(clip.Chat("you_kibitz", "", rest).line())
 
-    def _cmd_whisper(self, conn: _Conn, rest: str) -> None:
+    def _cmd_whisper(self, conn: Connection, rest: str) -> None:
         conn.send(clip.Chat("you_whisper", "", rest).line())
 
-    def _cmd_shout(self, conn: _Conn, rest: str) -> None:
+    def _cmd_shout(self, conn: Connection, rest: str) -> None:
         for c in self._conns.values():
             if c is not conn and c.account and not c.account.toggles["silent"]:
                 c.send(clip.Chat("shouts", conn.name, rest).line())
         conn.send(clip.Chat("you_shout", "", rest).line())
 
-    def _cmd_message(self, conn: _Conn, rest: str) -> None:
+    def _cmd_message(self, conn: Connection, rest: str) -> None:
         name, _, text = rest.partition(" ")
         acc = self.accounts.get(name)
         if acc is None or not text:
@@ -690,27 +690,27 @@ class FibsServer:
             acc.messages.append((conn.name, now, text))
             conn.send(clip.MessageSaved(name).line())
 
-    def _cmd_away(self, conn: _Conn, rest: str) -> None:
+    def _cmd_away(self, conn: Connection, rest: str) -> None:
         assert conn.account is not None
         conn.account.away = True
         conn.send("You're away. Please type 'back'")
         self._broadcast_who(conn.name)
 
-    def _cmd_back(self, conn: _Conn, rest: str) -> None:
+    def _cmd_back(self, conn: Connection, rest: str) -> None:
         assert conn.account is not None
         conn.account.away = False
         conn.send("Welcome back.")
         self._broadcast_who(conn.name)
 
-    def _cmd_address(self, conn: _Conn, rest: str) -> None:
+    def _cmd_address(self, conn: Connection, rest: str) -> None:
         assert conn.account is not None
         conn.account.email = rest.split()[0] if rest else None
         conn.send(f"Your email address is '{rest}'.")
 
-    def _cmd_time(self, conn: _Conn, rest: str) -> None:
+    def _cmd_time(self, conn: Connection, rest: str) -> None:
         conn.send(time.strftime("%A, %B %d %H:%M:%S UTC", time.gmtime()))
 
-    def _cmd_show(self, conn: _Conn, rest: str) -> None:
+    def _cmd_show(self, conn: Connection, rest: str) -> None:
         what = rest.split()[0].lower() if rest else ""
         mine = [(m.other(conn.name), m) for k, m in self.saved.items() if conn.name in k]
         if what == "saved":
@@ -730,7 +730,7 @@ class FibsServer:
             conn.send(f"** Don't know how to show {what}")
 
     # --- invitations ----------------------------------------------------------------------
-    def _cmd_invite(self, conn: _Conn, rest: str) -> None:
+    def _cmd_invite(self, conn: Connection, rest: str) -> None:
         toks = rest.split()
         me = conn.name
         if not toks:
@@ -768,7 +768,7 @@ class FibsServer:
         other.send(clip.TypeJoin(me).line())
         conn.send(clip.YouInvited(name, length, resume).line())
 
-    def _cmd_join(self, conn: _Conn, rest: str) -> None:
+    def _cmd_join(self, conn: Connection, rest: str) -> None:
         me = conn.name
         name = rest.split()[0] if rest else ""
         if not name:
@@ -927,13 +927,13 @@ class FibsServer:
         self._to(p, clip.PleaseMove(n).line())
         return True
 
-    def _match_of(self, conn: _Conn, quiet: bool = False) -> ServerMatch | None:
+    def _match_of(self, conn: Connection, quiet: bool = False) -> ServerMatch | None:
         m = self.matches.get(conn.name)
         if m is None and not quiet:
             conn.send("** You're not playing.")
         return m
 
-    def _cmd_roll(self, conn: _Conn, rest: str) -> None:
+    def _cmd_roll(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -949,7 +949,7 @@ class FibsServer:
         if not self._roll(m):
             self._begin_turn(m)
 
-    def _cmd_move(self, conn: _Conn, rest: str) -> None:
+    def _cmd_move(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -993,7 +993,7 @@ class FibsServer:
         self._send_board(m)
         self._begin_turn(m)
 
-    def _cmd_double(self, conn: _Conn, rest: str) -> None:
+    def _cmd_double(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -1017,13 +1017,13 @@ class FibsServer:
         self._to(opp, clip.Doubles(conn.name).line())
         self._send_board(m, 1 - i, when="always")
 
-    def _cmd_accept(self, conn: _Conn, rest: str) -> None:
+    def _cmd_accept(self, conn: Connection, rest: str) -> None:
         self._answer(conn, True)
 
-    def _cmd_reject(self, conn: _Conn, rest: str) -> None:
+    def _cmd_reject(self, conn: Connection, rest: str) -> None:
         self._answer(conn, False)
 
-    def _answer(self, conn: _Conn, yes: bool) -> None:
+    def _answer(self, conn: Connection, yes: bool) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -1066,7 +1066,7 @@ class FibsServer:
             conn.send(clip.ResignRejected(None).line())
             self._to(opp, clip.ResignRejected(conn.name).line())
 
-    def _cmd_resign(self, conn: _Conn, rest: str) -> None:
+    def _cmd_resign(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -1121,7 +1121,7 @@ class FibsServer:
         self._to(a, clip.JoinPrompt().line())
         self._to(b, clip.JoinPrompt().line())
 
-    def _join_next(self, conn: _Conn) -> None:
+    def _join_next(self, conn: Connection) -> None:
         m = self.matches.get(conn.name)
         if m is None or m.state.game_state not in OVER_STATES:
             conn.send("** Error: No one to join.")
@@ -1148,7 +1148,7 @@ class FibsServer:
         self.saved[frozenset(m.names)] = m
         self.history.append(("saved", *m.names, m.state.score))
 
-    def _cmd_leave(self, conn: _Conn, rest: str) -> None:
+    def _cmd_leave(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -1184,7 +1184,7 @@ class FibsServer:
         else:
             self._to(m.names[s.player_on_roll], clip.PleaseMove(max_steps(s)).line())
 
-    def _cmd_board(self, conn: _Conn, rest: str) -> None:
+    def _cmd_board(self, conn: Connection, rest: str) -> None:
         m = self._match_of(conn)
         if m is None:
             return
@@ -1192,7 +1192,7 @@ class FibsServer:
         if line is not None:
             conn.send(line)
 
-    def _cmd_help(self, conn: _Conn, rest: str) -> None:
+    def _cmd_help(self, conn: Connection, rest: str) -> None:
         conn.send("Commands: " + " ".join(sorted(_COMMANDS)))
 
 
@@ -1200,7 +1200,7 @@ class _Closed(Exception):
     """The client logged out."""
 
 
-_Command = Callable[[FibsServer, _Conn, str], None]
+_Command = Callable[[FibsServer, Connection, str], None]
 _COMMANDS: dict[str, _Command] = {
     "set": FibsServer._cmd_set, "toggle": FibsServer._cmd_toggle,
     "rawwho": FibsServer._cmd_rawwho, "who": FibsServer._cmd_who,
@@ -1335,5 +1335,5 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["Account", "FibsServer", "GameSetup", "LineClient", "MatchOutcome", "ServerMatch",
-           "apply_steps", "main", "max_steps", "parse_fibs_steps"]
+__all__ = ["Account", "Connection", "FibsServer", "GameSetup", "LineClient", "MatchOutcome",
+           "ServerMatch", "apply_steps", "main", "max_steps", "parse_fibs_steps"]
