@@ -21,7 +21,8 @@ slow = pytest.mark.skipif(not SLOW, reason="set GBOT_SLOW=1")
 
 OPENING = "4HPwATDgc/ABMA"
 HITS = "4HPhASLgc/ABMA"           # blots to hit after 24/21 (shots at 1- and 4-points)
-RACE = "NwAAwB0AAAAAAA"
+BEAROFF = "NwAAwB0AAAAAAA"
+RACE = "zJ0zAADujhkAAA"            # no contact, 10-11 checkers a side outside home
 ROLLS36 = [(t // 6 + 1, t % 6 + 1) for t in range(36)]
 """The opening roll of quasi-random trial ``t`` (``t mod 36``, numbered ``6 (d1-1) + (d2-1)``)."""
 
@@ -59,7 +60,7 @@ def _differing(ev: gbot.Evaluator) -> tuple[Position, list[int]]:
     pytest.skip("these networks play every roll of the test positions alike at 0- and 1-ply")
 
 
-@pytest.mark.parametrize("pid", [OPENING, HITS, RACE])
+@pytest.mark.parametrize("pid", [OPENING, HITS, RACE, BEAROFF])
 def test_kernel_plays_what_the_evaluator_plays_at_one_ply(pid: str) -> None:
     ev = gbot.Evaluator()
     pos = Position.from_id(pid)
