@@ -63,6 +63,15 @@ def dead_for_opponent(state: MatchState, me: int) -> bool:
     match, so a redouble costs me nothing if I lose."""
     return (state.match_length > 0
             and state.cube_value >= state.match_length - state.score[1 - me])
+
+
+def skips_cube_model(win: float, state: MatchState, me: int) -> bool:
+    """Whether ``me``, on roll with winning chance ``win``, rolls without asking the cube
+    model: below :data:`NO_DOUBLE_BELOW`, not post-Crawford, the cube not dead for the
+    opponent (:func:`dead_for_opponent`)."""
+    return win < NO_DOUBLE_BELOW and not state.post_crawford and not dead_for_opponent(state, me)
+
+
 SHORT_BEAROFF_CHECKERS = 6
 """Bear-offs with at most this many checkers per side (gnubg's exact two-sided bear-off
 database covers 6 checkers on 6 points) get the look-ahead cube decision at 0-ply."""
@@ -276,8 +285,7 @@ class Engine:
         if not state.may_double(me):
             return "roll"
         if self._cube is not None and self.evaluator is not None:
-            if (self.ply == 0 and self.probabilities(pos)[0] < NO_DOUBLE_BELOW
-                    and not state.post_crawford and not dead_for_opponent(state, me)):
+            if self.ply == 0 and skips_cube_model(self.probabilities(pos)[0], state, me):
                 return "roll"      # far below any doubling window: skip the cube model
             d = self.cube_decision(pos, self._mine(state))
             return "double" if d.doubles else "roll"

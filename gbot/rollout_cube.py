@@ -3,9 +3,9 @@
 The games come from :mod:`gbot.rollout` with the board at every ply recorded. Along a game,
 the side on roll considers the cube before each roll with the cube model
 (:func:`gbot.cube.decide` on the board's 0-ply, or with ``cube_ply`` 1 its 1-ply,
-probabilities and its cube life), where the engine would ask the model: not below
-:data:`gbot.engine.NO_DOUBLE_BELOW` while the cube is alive for the opponent
-(:func:`gbot.engine.dead_for_opponent`) and the game is not post-Crawford: a double that the
+probabilities and its cube life) wherever the engine would ask the model
+(:func:`gbot.engine.skips_cube_model`: not below :data:`gbot.engine.NO_DOUBLE_BELOW` unless
+the game is post-Crawford or the cube is dead for the opponent): a double that the
 model passes ends the game for the cube's value, a take (or beaver) raises the cube and hands
 it over. A finished game scores its points times the cube (single under the Jacoby rule with a
 centred cube); a game that stopped early (truncation, bear-off table) is valued by the cube
@@ -84,25 +84,19 @@ def _action_value(d: Any, cube: int, money: bool) -> float:
 
 
 def _screen(state: Any) -> Callable[[float, int, int], bool]:
-    """``skip(win, cube, mover)``: whether the engine answers ``roll`` without asking the cube
-    model (:data:`gbot.engine.NO_DOUBLE_BELOW`, not post-Crawford, the cube not dead for the
-    opponent: :func:`gbot.engine.dead_for_opponent`); ``mover`` 0 is the root's side."""
-    from gbot.engine import NO_DOUBLE_BELOW, dead_for_opponent
+    """``skip(win, cube, mover)``: whether the engine rolls without asking the cube model
+    (:func:`gbot.engine.skips_cube_model`) with the cube at ``cube``; ``mover`` 0 is the
+    root's side."""
+    from gbot.engine import skips_cube_model
 
     root = state.player_on_roll
-    post = bool(state.post_crawford)
-    dead: dict[tuple[int, int], bool] = {}
+    states: dict[int, Any] = {}
 
     def skip(win: float, cube: int, mover: int) -> bool:
-        if win >= NO_DOUBLE_BELOW or post:
-            return False
-        key = (cube, mover)
-        d = dead.get(key)
-        if d is None:
-            d = dead_for_opponent(replace(state, cube_value=cube), root if mover == 0
-                                  else 1 - root)
-            dead[key] = d
-        return not d
+        st = states.get(cube)
+        if st is None:
+            st = states[cube] = replace(state, cube_value=cube)
+        return skips_cube_model(win, st, root if mover == 0 else 1 - root)
 
     return skip
 
