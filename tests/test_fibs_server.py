@@ -508,3 +508,41 @@ def test_module_runs_from_the_command_line() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_every_legal_play_is_accepted_step_by_step_with_its_result() -> None:
+    """The server's step check is the rules core's: each legal play of the move generator,
+    written in its own step order, passes with the generator's result board."""
+    from gbot import ids
+    from gbot.core.movegen import legal_plays_raw
+
+    heldout = ROOT / "tests" / "data" / "heldout_positions.csv"
+    rng = np.random.default_rng(7)
+    lines = heldout.read_text().splitlines()[1:]
+    checked = 0
+    for line in rng.choice(lines, 120, replace=False):
+        board = ids.decode(line.split(",")[0])
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        results, steps = legal_plays_raw(board, d1, d2)
+        for res, row in zip(results, steps, strict=True):
+            pairs = [(int(row[2 * k]), int(row[2 * k + 1])) for k in range(4) if row[2 * k] > 0]
+            after, problem = apply_steps(board, pairs, (d1, d2))
+            assert problem is None, (line, d1, d2, pairs)
+            assert np.array_equal(after, res)
+            checked += 1
+    assert checked > 500
+
+
+def test_core_step_rules_by_hand() -> None:
+    from gbot.core.movegen import can_step
+
+    b = np.zeros(26, dtype=np.int8)
+    b[5], b[3], b[9] = 2, 1, 1           # one checker still outside (9)
+    b[4] = -2                           # an opposing point on 4
+    assert not can_step(b, 5, 1)        # blocked
+    assert can_step(b, 9, 4)            # 9 -> 5, own point
+    assert not can_step(b, 3, 3)        # no bearing off with a checker on 9
+    b[9], b[6] = 0, 1
+    assert can_step(b, 3, 3)            # exact bear-off, all home
+    assert not can_step(b, 3, 5)        # a higher checker (6) must move first
+    assert can_step(b, 6, 6) and not can_step(b, 2, 1)   # nothing on 2

@@ -102,6 +102,21 @@ def _apply(b: Board, src: int, die: int) -> int:
 
 
 @jit
+def can_step(b: Board, src: int, die: int) -> bool:
+    """True when the mover may move one checker from ``src`` (25 = the bar) by ``die`` pips:
+    a checker there, the landing point not held by the opponent, bearing off only with every
+    checker home and exactly or from the highest point (the bar rule is the caller's)."""
+    return _can_step(b, src, die, _highest(b))
+
+
+@jit
+def play_step(b: Board, src: int, die: int) -> int:
+    """Move one checker of the mover from ``src`` by ``die`` pips in place (a step
+    :func:`can_step` allows); returns 1 when it hit a blot, else 0."""
+    return _apply(b, src, die)
+
+
+@jit
 def _undo(b: Board, src: int, die: int, hit: int) -> None:
     dest = src - die
     b[src] += 1

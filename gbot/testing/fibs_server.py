@@ -252,36 +252,26 @@ def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple
     def name(p: int) -> int:
         return p if colour > 0 else 25 - p
 
-    b = np.array(board, dtype=np.int16)
+    from gbot.core.movegen import can_step, play_step
+
+    b = np.array(board, dtype=np.int8)
     pool = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
     for k, (src, dst) in enumerate(steps):
         nth = ORDINALS[k] if k < 4 else f"{k + 1}th"
         if src != 25 and b[25] > 0:
             return b, "** You have to remove pieces from the bar in your first move."
-        if b[src] <= 0:
+        if not 1 <= src <= 25 or b[src] <= 0:
             return b, f"** You can't move from {name(src)} in your {nth} move."
-        if dst == 0:
-            if int(b[7:26].clip(min=0).sum()) > 0:
+        if dst == 0:   # bearing off: the exact die, else the smallest die above the point
+            die = src if src in pool else min((d for d in pool if d > src), default=0)
+            if die == 0 or not can_step(b, src, die):
                 return b, "** You can't remove this piece."
-            if src in pool:
-                die = src
-            else:
-                higher = int(b[src + 1:7].clip(min=0).sum()) > 0
-                bigger = [d for d in pool if d > src]
-                if higher or not bigger:
-                    return b, "** You can't remove this piece."
-                die = min(bigger)
         else:
             die = src - dst
-            if die not in pool or b[dst] < -1:
+            if die not in pool or not can_step(b, src, die):
                 return b, f"** You can't move to {name(dst)} in your {nth} move."
         pool.remove(die)
-        b[src] -= 1
-        if dst > 0:
-            if b[dst] == -1:
-                b[dst] = 0
-                b[0] -= 1
-            b[dst] += 1
+        play_step(b, src, die)
     return b, None
 
 
