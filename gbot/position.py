@@ -23,7 +23,8 @@ from gbot.moves import format_steps, hit_marks, parse_move
 Dice = tuple[int, int]
 
 
-def _check_dice(dice: Sequence[int]) -> Dice:
+def check_dice(dice: Sequence[int]) -> Dice:
+    """Two dice as a pair of ints 1..6, else a one-line ``ValueError``."""
     try:
         d1, d2 = (int(d) for d in dice)
     except (TypeError, ValueError) as exc:
@@ -66,8 +67,9 @@ class Position:
         return obj
 
     @classmethod
-    def _owned(cls, board: Board) -> Position:
-        """:meth:`_trusted` for an ``int8[26]`` array nobody else may write (no copy)."""
+    def from_owned_array(cls, board: Board) -> Position:
+        """A position over an ``int8[26]`` board array without a copy: the array is made
+        read-only and the caller must not keep a writable view of it (for fast paths)."""
         obj = cls.__new__(cls)
         board.setflags(write=False)
         obj._board = board
@@ -148,7 +150,7 @@ class Position:
         :class:`IllegalMoveError` for a readable move that is not legal here.
         """
         segments = parse_move(text)
-        d = _check_dice(dice)
+        d = check_dice(dice)
         plays = self.legal_plays(d, caucasian=caucasian)
         if not plays:
             if not segments:
@@ -225,8 +227,8 @@ class Play:
         return play
 
     @classmethod
-    def _row(cls, start: Position, dice: Dice, result: Board,
-             steps: npt.NDArray[np.int8]) -> Play:
+    def from_rows(cls, start: Position, dice: Dice, result: Board,
+                  steps: npt.NDArray[np.int8]) -> Play:
         """One play from a result row and its step row (both copied)."""
         raw = result.astype(np.int8, copy=False).tobytes() + steps.astype(
             np.int8, copy=False).tobytes()
@@ -265,7 +267,7 @@ class Play:
         except AttributeError:
             raw = self._blk[2]
             assert raw is not None
-            p = Position._owned(np.frombuffer(raw, np.int8, 26, 26 * self._i))
+            p = Position.from_owned_array(np.frombuffer(raw, np.int8, 26, 26 * self._i))
             _set_position(self, p)
             return p
 
@@ -340,7 +342,7 @@ def _generator() -> tuple[Callable[..., int], npt.NDArray[np.int8], npt.NDArray[
     from gbot.core import movegen
     from gbot.core.fastcall import entry_point
 
-    ws = movegen._workspace()
+    ws = movegen.workspace()
     # a Position's board is always a read-only int8[26] array, the dice ints: the compiled
     # version for those types is called directly (numba's type resolution skipped)
     args = (Position.initial().board, 3, 1, False, ws.i8, ws.i64)
@@ -357,7 +359,7 @@ def _fast_dice(dice: Sequence[int]) -> Dice:
         d1, d2 = dice
         if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
             return (d1, d2)
-    return _check_dice(dice)
+    return check_dice(dice)
 
 
 def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,

@@ -539,7 +539,7 @@ def generate_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int64],
 _LOCAL = threading.local()
 
 
-def _workspace() -> Workspace:
+def workspace() -> Workspace:
     """This thread's scratch arrays (kernels write into them, so threads must not share)."""
     ws: Workspace | None = getattr(_LOCAL, "ws", None)
     if ws is None:
@@ -550,7 +550,7 @@ def _workspace() -> Workspace:
 def legal_plays_raw(board: Board, d1: int, d2: int,
                     caucasian: bool = False) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``(results int8[n,26], steps int8[n,8])`` for one board and roll."""
-    ws = _workspace()
+    ws = workspace()
     n: int = generate(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2),
                       bool(caucasian), ws.out, ws.steps, ws.table, ws.hashes, ws.state,
                       ws.path, ws.marks, HASH_KEYS)
@@ -568,7 +568,7 @@ def legal_boards_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.intege
                        caucasian: bool = False
                        ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
     """Results for many pairs: ``(results, offsets)`` with rows ``offsets[i]:offsets[i+1]``."""
-    ws = _workspace()
+    ws = workspace()
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     dice64 = np.ascontiguousarray(dice, dtype=np.int64)
     size = max(64, boards.shape[0] * 48)

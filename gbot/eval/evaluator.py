@@ -53,7 +53,7 @@ from gbot.core import movegen as _mg
 from gbot.core.board import Board
 from gbot.core.fastcall import Bound as _Bound
 from gbot.errors import EvaluatorError
-from gbot.position import Dice, Play, Position, _check_dice
+from gbot.position import Dice, Play, Position, check_dice
 
 _log = logging.getLogger("gbot.eval")
 
@@ -159,7 +159,7 @@ def _dice(dice: Sequence[int]) -> Dice:
         d1, d2 = dice
         if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
             return (d1, d2)
-    return _check_dice(dice)
+    return check_dice(dice)
 
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
@@ -607,7 +607,7 @@ class Evaluator:
                          + mv[at:at + 8].tobytes())
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
-        return Play._row(pos, dice, s.results[i], s.steps[i])
+        return Play.from_rows(pos, dice, s.results[i], s.steps[i])
 
     def hint(self, pos: Position, dice: Sequence[int], ply: int = 0,
              n: int | None = 5) -> list[Hint]:

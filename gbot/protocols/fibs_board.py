@@ -151,7 +151,9 @@ class FibsBoard:
         # parsing checked the counts and signs; the compiled reader leaves the (read-only)
         # array it made, else a fresh one becomes the position's own
         arr = self.__dict__.get("_board8")
-        return Position._owned(np.array(self.points, dtype=np.int8) if arr is None else arr)
+        if arr is None:
+            arr = np.array(self.points, dtype=np.int8)
+        return Position.from_owned_array(arr)
 
     @property
     def variation(self) -> str | None:
