@@ -196,3 +196,17 @@ def test_cubeless_value_is_the_oracle() -> None:
         m = Model(probs, ctx)
         assert _same(cubeless_mwc(probs, ctx), at(m.dead(ctx.cube), m.p))
         seen += 1
+
+
+def test_old_import_path_of_the_cube_model_still_works() -> None:
+    """``gbot.core.cubemodel`` (the old path) forwards the cube core's kernels and names."""
+    import importlib
+
+    from gbot.core import cubemath
+
+    old = importlib.import_module("gbot.core.cubemodel")
+    assert old.cube_values is cubemath.cube_values
+    assert (old.CENTRE, old.ME, old.OPPONENT) == (cubemath.OWNER_CENTRE, cubemath.OWNER_ME,
+                                                  cubemath.OWNER_OPPONENT)
+    for name in old.__all__:
+        assert hasattr(old, name), name

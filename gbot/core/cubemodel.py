@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from gbot.core.cubemath import (
-    CENTRE,
     MAX_LEVELS,
     MAXV,
-    ME,
-    OPPONENT,
+    OWNER_CENTRE,
+    OWNER_ME,
+    OWNER_OPPONENT,
     TOO_BIG,
     cube_values,
     cube_values_rows,
     dead_values_rows,
 )
+
+CENTRE = OWNER_CENTRE
+ME = OWNER_ME
+OPPONENT = OWNER_OPPONENT
 
 __all__ = ["CENTRE", "MAXV", "MAX_LEVELS", "ME", "OPPONENT", "TOO_BIG", "cube_values",
            "cube_values_rows", "dead_values_rows"]
