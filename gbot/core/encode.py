@@ -85,7 +85,7 @@ LEGACY_N_FEATURES = 14
 for the newer features: :func:`upgrade_w1`)."""
 
 WINDOW = 12
-SCRATCH = 48
+SCRATCH = 26
 
 
 @jit
@@ -196,12 +196,11 @@ def _popcount(x: int) -> int:
 
 
 @jit
-def _shots(b: Board, blocked: int, blots: Board) -> tuple[int, int, int]:
+def _shots(b: Board, blocked: int) -> tuple[int, int, int]:
     """For the side to move in ``b``: the rolls of 36 on which it can hit at least one
     opposing blot, the sum over the 36 rolls of the farthest-travelled blot it can hit (pips
     that blot loses), and the rolls on which two or more different blots are hittable
-    (``blocked``: bit ``p`` set where the opponent holds point ``p``; ``blots``: an
-    ``int8[15]`` work array, unused, kept for the callers)."""
+    (``blocked``: bit ``p`` set where the opponent holds point ``p``)."""
     lo_q = 25 if b[25] > 0 else 1
     covered = 0
     twice = 0
@@ -239,10 +238,8 @@ def _shots(b: Board, blocked: int, blots: Board) -> tuple[int, int, int]:
 
 
 @jit
-def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
-                  work: Board) -> None:
-    """Write the :data:`N_FEATURES` features of the side to move in ``b`` at ``out[at:]``
-    (``work``: an ``int8[15]`` work array)."""
+def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int) -> None:
+    """Write the :data:`N_FEATURES` features of the side to move in ``b`` at ``out[at:]``."""
     blocked = 0
     dance_points = 0
     for p in range(1, 25):
@@ -294,7 +291,7 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
     out[at + PIPS] = pips / 100.0
     out[at + BACK_ESCAPES] = back_esc / 36.0
     out[at + CONTAINMENT] = contain / 36.0
-    shots, loss, twice = _shots(b, blocked, work)
+    shots, loss, twice = _shots(b, blocked)
     out[at + SHOTS] = shots / 36.0
     out[at + PRIME] = best_run / 6.0
     out[at + HOME_POINTS] = home / 6.0
@@ -452,25 +449,13 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
             o_cross += o * _ZONES[q]
     m_esc = esc[_window(blocked_me, m_back)] if m_back > 0 else 36
     o_esc = esc[_window(blocked_op, o_back)] if o_back > 0 else 36
-    work = scratch[32:47]
-    m_shots, m_loss, m_twice = _shots(b, blocked_me, work)
+    m_shots, m_loss, m_twice = _shots(b, blocked_me)
     flipped = scratch[:26]
     for i in range(26):
         flipped[i] = -b[25 - i]
-    o_shots, o_loss, o_twice = _shots(flipped, blocked_op, work)
-    # contact: my checkers above the opponent's rearmost (index 25 - o_back), and theirs
-    m_contact = 0
-    o_contact = 0
-    if o_back > 0:
-        low = 25 - o_back
-        for p in range(low + 1, 26):
-            if b[p] > 0:
-                m_contact += (p - low) * int(b[p])
-    if m_back > 0:
-        high = m_back
-        for t in range(0, high):
-            if b[t] < 0:
-                o_contact += (high - t) * -int(b[t])
+    o_shots, o_loss, o_twice = _shots(flipped, blocked_op)
+    m_contact = _break_contact(b)
+    o_contact = _break_contact(flipped)
     _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
                 m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross,
                 m_loss, m_twice, m_contact)

@@ -110,21 +110,11 @@ def best_one_ply(n: int, best0: int, root_children: I8, root_eqs: F64, keep: int
         if searched == 0:
             first = pick
         searched += 1
-        if searched == 2:               # more than one survivor: value the first one too
-            code = reply_average(root_children[first], caucasian, children, probs, kinds,
-                                 counts, mover, eqs, rows, values, w_out, w_steps, table,
-                                 hashes, state, path, marks, keys, esc, class_net, w1m, b1,
-                                 w2t, b2, activation, dist, gdist, two, binom, res, one,
-                                 one_p, one_k, one_r, one_v, nxt, mine, child_p)
-            if code != 0:
-                return TOO_MANY
-            invert_into(child_p, mine)
-            best_e = equity(mine)
-            best = first
-            for c in range(5):
-                best_p[c] = mine[c]
-        if searched >= 2:
-            code = reply_average(root_children[pick], caucasian, children, probs, kinds,
+        if searched < 2:
+            continue
+        for k in range(2 if searched == 2 else 1):  # a second survivor: value the first too
+            idx = first if searched == 2 and k == 0 else pick
+            code = reply_average(root_children[idx], caucasian, children, probs, kinds,
                                  counts, mover, eqs, rows, values, w_out, w_steps, table,
                                  hashes, state, path, marks, keys, esc, class_net, w1m, b1,
                                  w2t, b2, activation, dist, gdist, two, binom, res, one,
@@ -133,9 +123,9 @@ def best_one_ply(n: int, best0: int, root_children: I8, root_eqs: F64, keep: int
                 return TOO_MANY
             invert_into(child_p, mine)
             e = equity(mine)
-            if e > best_e or (e == best_e and pick < best):
+            if e > best_e or (e == best_e and idx < best):
                 best_e = e
-                best = pick
+                best = idx
                 for c in range(5):
                     best_p[c] = mine[c]
     res[0] = 1 if searched >= 2 else 0

@@ -85,24 +85,19 @@ def _check_data(path: Path) -> None:
         _check_npz(path, "--data")
 
 
-def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """``(boards, probs)`` of a ``--data`` set (checked by :func:`_check_data`)."""
+def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(boards, probs, decision groups or None)`` of a ``--data`` set (checked by
+    :func:`_check_data`); only teacher folders have decision groups."""
     from gbot.train import data as D
     if path.is_dir() and (path / "positions.npz").exists():
         from gbot.train.label import load as load_labels
-        return load_labels(path)
+        from gbot.train.label import load_groups
+        b, p = load_labels(path)
+        return b, p, load_groups(path, b.shape[0])
     if path.is_dir():
         from gbot.train.selfplay import load
-        return D.dedupe(*load(path))
-    return D.load_npz(path)
-
-
-def _load_groups(path: Path) -> np.ndarray | None:
-    """The decision group of each row of a ``--data`` set, where it has them."""
-    if path.is_dir() and (path / "positions.npz").exists():
-        from gbot.train.label import load_groups
-        return load_groups(path)
-    return None
+        return (*D.dedupe(*load(path)), None)
+    return (*D.load_npz(path), None)
 
 
 def _check_weights(path: Path, option: str) -> None:
@@ -286,17 +281,17 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     weights = list(data_weights) or [1.0] * len(data_paths)
     next_group = 0
     for path, w in zip(data_paths, weights, strict=True):
-        b, p = _load_data(path)
-        g = _load_groups(path)
+        b, p, g = _load_data(path)
         reps = max(1, int(round(w)))
         log(f"data {path}: {b.shape[0]} positions x{reps}"
             + ("" if g is None else f", {np.unique(g).shape[0]} decisions"))
         boards += [b] * reps
         probs += [p] * reps
-        for _ in range(reps):   # each copy its own groups; rows without one stand alone
+        if rank_weight > 0:     # each copy its own groups; rows without one stand alone
             local = np.arange(b.shape[0], dtype=np.int64) if g is None else g - g.min()
-            groups.append(next_group + local)
-            next_group += int(local.max()) + 1 if local.size else 0
+            for _ in range(reps):
+                groups.append(next_group + local)
+                next_group += int(local.max()) + 1 if local.size else 0
     vb, vp = D.load_npz(val)
     configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final,
                               rank_weight=rank_weight)

@@ -62,18 +62,20 @@ def run(out: Path, plies: int, chunk: int = 5000,
             f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
 
 
-def load_groups(out: Path) -> npt.NDArray[np.int64] | None:
+def load_groups(out: Path, rows: int | None = None) -> npt.NDArray[np.int64] | None:
     """The decision group of each row of :func:`load` (``None`` when the folder has none, or
-    when not every chunk is labelled yet, so rows and groups would not line up)."""
+    when not every chunk is labelled yet, so rows and groups would not line up). ``rows``:
+    how many rows :func:`load` gave, if the caller has them (else the chunks are counted)."""
     with np.load(out / "positions.npz") as z:
         if "group" not in z.files:
             return None
         groups = z["group"].astype(np.int64)
-    rows = 0
-    for path in sorted(out.glob("label-*.npz")):
-        if ".tmp" not in path.name:
-            with np.load(path) as z:
-                rows += int(z["boards"].shape[0])
+    if rows is None:
+        rows = 0
+        for path in sorted(out.glob("label-*.npz")):
+            if ".tmp" not in path.name:
+                with np.load(path) as z:
+                    rows += int(z["boards"].shape[0])
     return groups if rows == groups.shape[0] else None
 
 
