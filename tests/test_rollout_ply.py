@@ -157,3 +157,29 @@ def test_rollout_command_passes_the_plies_through() -> None:
     assert [p["cubeful"] for p in got["plays"]] == [r.result.cubeful for r in want]
     bad = CliRunner().invoke(cli, [*args[:-6], "--checker-ply", "2"])
     assert bad.exit_code != 0
+
+
+def test_train_rollout_stage_labels_at_the_ply_asked(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gbot.train import rollout_label as R
+    from gbot.train.cli import cli
+
+    pos, _ = _differing(gbot.Evaluator())
+    boards = np.stack([pos.board, Position.from_id(RACE).board])
+    np.savez(tmp_path / "set.npz", boards=boards, probs=np.zeros((2, 5), dtype=np.float32))
+    labels = {}
+    for ply in (0, 1):
+        out = tmp_path / f"out{ply}"
+        args = ["rollout", "--src", str(tmp_path / "set.npz"), "--out", str(out), "--trials",
+                "36", "--truncate", "1", "--workers", "1", "--seed", "4", "--checker-ply",
+                str(ply)]
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        b, labels[ply] = R.load(out)
+        want, _ = rollout_boards(b, 36, truncate=1, seed=4, checker_ply=ply)
+        assert np.allclose(labels[ply], want, atol=1e-6)
+    assert not np.allclose(labels[0], labels[1], atol=1e-4)
+    # a resume at another ply would mix two kinds of label in one set: refused
+    again = CliRunner().invoke(cli, [*args[:-1], "0"])
+    assert again.exit_code != 0 and "checker_ply 1" in again.output

@@ -29,6 +29,8 @@ from pathlib import Path
 import click
 import numpy as np
 
+from gbot.rollout import ROLLOUT_PLIES
+
 ROOT = Path.cwd()
 
 SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
@@ -347,15 +349,21 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
 @click.option("--limit", default=100_000, show_default=True, help="positions to label")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 1024))
 @click.option("--seed", default=1, show_default=True)
+@click.option("--checker-ply", type=click.IntRange(0, max(ROLLOUT_PLIES)), default=0,
+              show_default=True, help="ply of the checker plays inside the rollouts")
 def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, workers: int,
-                  seed: int) -> None:
-    """Label positions by gbot's own 0-ply rollouts (cubeless, luck cancelled; resumable)."""
+                  seed: int, checker_ply: int) -> None:
+    """Label positions by gbot's own rollouts (cubeless, luck cancelled; resumable)."""
+    from gbot.rollout import RolloutError
     from gbot.train import rollout_label as R
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
         n = R.prepare(src, out, limit, seed)
         log(f"chose {n} positions from {src}")
-    R.run(out, trials, truncate, seed, workers, log=log)
+    try:
+        R.run(out, trials, truncate, seed, workers, log=log, checker_ply=checker_ply)
+    except RolloutError as e:
+        raise click.ClickException(str(e)) from None
 
 
 if __name__ == "__main__":

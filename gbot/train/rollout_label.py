@@ -1,17 +1,20 @@
-"""The ``rollout`` label stage: positions labelled by 0-ply rollouts of our own networks.
+"""The ``rollout`` label stage: positions labelled by rollouts of our own networks.
 
 Reads boards (``int8[n, 26]``, side to move about to roll) from a ``.npz`` set
 (:func:`gbot.train.data.load_npz`) or a labelling folder's ``positions.npz``, rolls each out
-with :func:`gbot.rollout.rollout_boards` (cubeless, 0-ply checker play, luck cancellation,
-quasi-random openings, optional truncation), and writes parts of ``part_size`` positions as
-they finish (``part-00000.npz`` with ``boards``, ``probs`` and ``se``), so a stopped run
-resumes at the first missing part. :func:`load` joins the parts into one labelled set.
-A position's dice depend on ``seed``, its part and its place in the part only: the same
-figures whatever the number of workers and however often the run was resumed.
+with :func:`gbot.rollout.rollout_boards` (cubeless, checker play at ``checker_ply``, luck
+cancellation, quasi-random openings, optional truncation), and writes parts of ``part_size``
+positions as they finish (``part-00000.npz`` with ``boards``, ``probs`` and ``se``), so a
+stopped run resumes at the first missing part. :func:`load` joins the parts into one labelled
+set. A position's dice depend on ``seed``, its part and its place in the part only: the same
+figures whatever the number of workers and however often the run was resumed. The settings
+that shape the labels are kept in ``settings.json``; a resume with other settings is refused
+rather than mixing labels of two kinds in one set.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,18 +38,40 @@ def prepare(src: Path, out: Path, limit: int, seed: int) -> int:
     return int(pick.shape[0])
 
 
+def _check_settings(out: Path, settings: dict[str, int]) -> None:
+    """Keep ``settings`` in ``out/settings.json``, or refuse them when the parts already
+    labelled were made with others (a folder from before the file existed: 0-ply play)."""
+    path = out / "settings.json"
+    if path.exists():
+        kept = json.loads(path.read_text())
+    elif any(out.glob("part-*.npz")):
+        kept = {"checker_ply": 0}
+    else:
+        path.write_text(json.dumps(settings, sort_keys=True) + "\n")
+        return
+    differ = {k: (kept[k], v) for k, v in settings.items() if k in kept and kept[k] != v}
+    if differ:
+        from gbot.rollout import RolloutError
+
+        said = ", ".join(f"{k} {a!r} (asked {b!r})" for k, (a, b) in sorted(differ.items()))
+        raise RolloutError(f"{out} was labelled with {said}; use another --out")
+
+
 def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_size: int = 2000,
-        log: Callable[[str], None] = print) -> None:
-    """Label ``out/positions.npz`` part by part (resumable)."""
+        log: Callable[[str], None] = print, checker_ply: int = 0) -> None:
+    """Label ``out/positions.npz`` part by part (resumable); ``checker_ply`` is the ply of
+    the plays inside the rollouts (:class:`gbot.rollout.RolloutSettings`)."""
     with np.load(out / "positions.npz") as z:
         boards = z["boards"].astype(np.int8)
+    _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,
+                          "checker_ply": checker_ply})
     n = boards.shape[0]
     for k, start in enumerate(range(0, n, part_size)):
         part = out / f"part-{k:05d}.npz"
         if part.exists():
             continue
         b = boards[start:start + part_size]
-        probs, se = _label(b, start, trials, truncate, seed, workers)
+        probs, se = _label(b, start, trials, truncate, seed, workers, checker_ply)
         tmp = part.with_name(part.name + ".tmp.npz")
         np.savez_compressed(tmp, boards=b, probs=probs.astype(np.float32),
                             se=se.astype(np.float32))
@@ -56,13 +81,14 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
 
 
 def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int, seed: int,
-           workers: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+           workers: int, checker_ply: int
+           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Rollouts of ``boards``, position numbers counted from ``start`` (the dice hash)."""
     from gbot.rollout import rollout_boards
 
     # rollout_boards numbers its boards from 0; the part's start goes into the seed
     probs, se = rollout_boards(boards, trials, truncate=truncate, seed=(seed + start) % 2**32,
-                               workers=workers)
+                               workers=workers, checker_ply=checker_ply)
     return probs, se
 
 
