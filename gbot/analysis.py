@@ -1,8 +1,8 @@
 """Match analysis: every checker play and cube decision of a match record, evaluated.
 
-:func:`analyse` walks a :class:`gbot.referee.MatchRecord` (from :func:`gbot.matfile.read` or
-:func:`gbot.sgf_read.read`) and, for each decision, compares what was played with the best
-choice at the chosen ply:
+:func:`analyse` walks a :class:`gbot.referee.MatchRecord` (from
+:func:`gbot.records.matfile.read` or :func:`gbot.records.sgf_read.read`) and, for each decision,
+compares what was played with the best choice at the chosen ply:
 
 * Checker plays: every play of the roll ranked by :meth:`gbot.Evaluator.hint` (the played one
   evaluated at the full ply too). Money: cubeless equity. Match: the mover's cubeful match
@@ -422,7 +422,7 @@ def read_match(path: str) -> MatchRecord:
     """A ``.mat`` or ``.sgf`` file's record (by its extension, else by its content)."""
     from pathlib import Path
 
-    from gbot import matfile, sgf_read
+    from gbot.records import matfile, sgf_read
 
     p = Path(path)
     if p.suffix.lower() == ".sgf":

@@ -397,7 +397,7 @@ class TerminalMatch:
 
 def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> None:
     """Write ``record`` to each path, ``.mat`` or ``.sgf`` by its suffix."""
-    from gbot import matfile, sgf
+    from gbot.records import matfile, sgf
 
     for p in paths:
         writer = sgf.write if p.lower().endswith(".sgf") else matfile.write

@@ -15,11 +15,11 @@ import enum
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from gbot import matchid
 from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
-from gbot.matchid import MatchIdFields
+from gbot.notations import match_id
+from gbot.notations.match_id import MatchIdFields
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -211,12 +211,12 @@ class MatchState:
 
     @classmethod
     def from_match_id(cls, mid: str, rules: Rules | None = None) -> MatchState:
-        """The state a gnubg Match ID describes (:mod:`gbot.matchid` reads the ID)."""
-        return state_from_match_id(matchid.decode(mid), rules)
+        """The state a gnubg Match ID describes (:mod:`gbot.notations.match_id` reads the ID)."""
+        return state_from_match_id(match_id.decode(mid), rules)
 
     def match_id(self) -> str:
-        """The gnubg Match ID of this state (:mod:`gbot.matchid` writes the ID)."""
-        return str(matchid.encode(match_id_fields(self)))
+        """The gnubg Match ID of this state (:mod:`gbot.notations.match_id` writes the ID)."""
+        return str(match_id.encode(match_id_fields(self)))
 
 
 def state_from_match_id(fields: MatchIdFields, rules: Rules | None = None) -> MatchState:

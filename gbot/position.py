@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gbot import ids
 from gbot.core import board as _board
 from gbot.core.board import Board
 from gbot.errors import BoardError, IllegalMoveError, MoveParseError
-from gbot.moves import format_steps, hit_marks, parse_move
+from gbot.notations import position_id
+from gbot.notations.move_text import format_steps, hit_marks, parse_move
 
 Dice = tuple[int, int]
 
@@ -84,11 +84,11 @@ class Position:
     @classmethod
     def from_id(cls, pid: str) -> Position:
         """Position from a gnubg Position ID (the second half is the side on roll)."""
-        return cls._trusted(ids.decode(pid))
+        return cls._trusted(position_id.decode(pid))
 
     def id(self) -> str:
         """gnubg Position ID, the side to move second."""
-        return ids.encode(self._board)
+        return position_id.encode(self._board)
 
     @classmethod
     def from_gnubg(cls, on_roll: Sequence[int], opponent: Sequence[int]) -> Position:

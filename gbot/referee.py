@@ -4,7 +4,7 @@ Every transition is a function ``f(state, ...) -> MatchState`` that returns a ne
 :class:`~gbot.errors.MatchRuleError`; nothing is mutated, so protocols, tournaments and tests can
 share states freely. :class:`Referee` is the thin stateful driver: it holds the current state,
 rolls a seeded :class:`Dice` and logs every action in a :class:`MatchRecord` (which
-:mod:`gbot.matfile` writes as a Jellyfish ``.mat`` file).
+:mod:`gbot.records.matfile` writes as a Jellyfish ``.mat`` file).
 
 The flow of one game::
 

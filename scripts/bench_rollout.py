@@ -36,7 +36,7 @@ def bench_gbot(games: int, vr: bool, checker_ply: int = 0) -> dict[str, object]:
     """gbot's kernel on every position (compiled first)."""
     import numpy as np
 
-    from gbot.ids import decode
+    from gbot.notations.position_id import decode
     from gbot.rollout import RolloutSettings, _run, _Task, kernel_args
 
     kernel_args()

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot import sgf, sgf_read
 from gbot.analysis import analyse, mark, rating
 from gbot.errors import MatchFileError
 from gbot.match import GameState, Rules
+from gbot.records import sgf, sgf_read
 from gbot.referee import MatchRecord, Referee, can_double, legal_results
 
 
@@ -129,7 +129,7 @@ def test_match_analysis_reports_mwc() -> None:
 def test_gnubg_sgf_reads_as_its_mat_export() -> None:
     from pathlib import Path
 
-    from gbot import matfile
+    from gbot.records import matfile
 
     data = Path(__file__).parent / "data"
     # gnubg 1.07 saved this gbot-vs-gnubg match as .sgf (with its analysis properties) and

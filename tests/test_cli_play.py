@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gbot import matfile
 from gbot.cli import main
 from gbot.cli_play import BOT, HUMAN, TerminalMatch
 from gbot.engine import Engine
 from gbot.match import Rules
+from gbot.records import matfile
 from tests.conftest import gnubg_binary
 
 # each prompt takes what it understands: 'r' rolls, '1' plays the first listed play

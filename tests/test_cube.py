@@ -358,7 +358,7 @@ def record_context(rec: dict[str, Any], life: float) -> CubeContext:
 
 def record_life(rec: dict[str, Any]) -> float:
     from gbot.cube.decision import board_cube_life
-    from gbot.ids import decode
+    from gbot.notations.position_id import decode
 
     return board_cube_life(decode(rec["position_id"]))
 
@@ -460,7 +460,7 @@ def _lookahead_agreement(step: int) -> Agreement:
     from gbot.cube.decision import decide_from_equities
     from gbot.cube.lookahead import lookahead_cubeful
     from gbot.eval.evaluator import Evaluator
-    from gbot.ids import decode
+    from gbot.notations.position_id import decode
 
     ev = Evaluator(networks=GnubgNets())
     agree = Agreement()

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gbot import ids
 from gbot.core import classify as C
 from gbot.core import encode as E
 from gbot.core.board import START, flip_py
+from gbot.notations import position_id
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 
@@ -19,7 +19,8 @@ HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 def _heldout() -> tuple[np.ndarray, list[str]]:
     with open(HELDOUT, encoding="ascii") as fh:
         rows = list(csv.DictReader(fh))
-    return np.stack([ids.decode(r["position_id"]) for r in rows]), [r["class"] for r in rows]
+    boards = np.stack([position_id.decode(r["position_id"]) for r in rows])
+    return boards, [r["class"] for r in rows]
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
@@ -101,7 +102,7 @@ def test_one_pass_features_match_per_side_reference() -> None:
         want = np.zeros(2 * E.N_FEATURES, dtype=np.float32)
         E.side_features(b, esc, want, 0)
         E.side_features(flip_py(b), esc, want, E.N_FEATURES)
-        assert np.allclose(_features(b), want, rtol=1e-6, atol=1e-7), ids.encode(b)
+        assert np.allclose(_features(b), want, rtol=1e-6, atol=1e-7), position_id.encode(b)
 
 
 def test_inputs_bounded() -> None:
@@ -164,7 +165,7 @@ def test_shots_against_move_generator() -> None:
                 if res.shape[0] and (res[:, 0] < b[0]).any():
                     hits += 1
         mine = round(_features(b)[E.SHOTS] * 36)
-        assert hits <= mine, ids.encode(b)
+        assert hits <= mine, position_id.encode(b)
         equal += hits == mine
     assert equal >= 0.97 * len(boards)
 
@@ -224,7 +225,7 @@ def test_pip_loss_against_move_generator() -> None:
                         best = max(best, max(hit))
                 loss += best
         mine = round(_features(b)[E.PIP_LOSS] * 36 * 12)
-        assert loss <= mine, ids.encode(b)
+        assert loss <= mine, position_id.encode(b)
         equal += loss == mine
     assert equal >= 0.95 * len(boards)
 

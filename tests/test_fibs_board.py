@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot import ids
 from gbot.core.board import from_gnubg
 from gbot.errors import FibsBoardError
 from gbot.match import CENTRE
+from gbot.notations import position_id
 from gbot.protocols.fibs_board import (
     DIALECTS,
     FibsBoard,
@@ -40,7 +40,7 @@ def _decoded(b: FibsBoard) -> dict[str, Any]:
     """The fields the corpora record, computed from a parsed board."""
     return {
         "question": b.question,
-        "position_id": ids.encode(b.board),
+        "position_id": position_id.encode(b.board),
         "dice": list(b.dice),
         "cube_value": b.cube_value,
         "cube_owner": b.cube_owner,

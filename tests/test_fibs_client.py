@@ -849,7 +849,7 @@ def test_gbot_fibs_command_plays_a_match(tmp_path: Path) -> None:
         assert res.length == 3 and "gbot" in (res.winner, res.loser)
         assert (f"won 3-point match against carol {res.score[0]}-{res.score[1]}" in err) == \
             (res.winner == "gbot")
-        from gbot import matfile
+        from gbot.records import matfile
         (mat,) = (tmp_path / "rec").glob("*_carol-gbot_3p.mat")
         rec = matfile.read(mat)
         assert dict(zip(rec.names, rec.final_score, strict=True)) == {

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbot import matfile
 from gbot.core.board import START
 from gbot.engine import Engine
 from gbot.errors import FibsBoardError
@@ -21,6 +20,7 @@ from gbot.position import Position
 from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
 from gbot.protocols.fibs_client import BotConfig, ExitReason, FibsBot
 from gbot.protocols.fibs_record import MatchRecorder, file_stem
+from gbot.records import matfile
 from gbot.testing.fibs_server import FibsServer
 from tests.conftest import gnubg_binary
 from tests.test_fibs_client import T_RACE, bot_running, fibs_line

@@ -513,15 +513,15 @@ def test_module_runs_from_the_command_line() -> None:
 def test_every_legal_play_is_accepted_step_by_step_with_its_result() -> None:
     """The server's step check is the rules core's: each legal play of the move generator,
     written in its own step order, passes with the generator's result board."""
-    from gbot import ids
     from gbot.core.movegen import legal_plays_raw
+    from gbot.notations import position_id
 
     heldout = ROOT / "tests" / "data" / "heldout_positions.csv"
     rng = np.random.default_rng(7)
     lines = heldout.read_text().splitlines()[1:]
     checked = 0
     for line in rng.choice(lines, 120, replace=False):
-        board = ids.decode(line.split(",")[0])
+        board = position_id.decode(line.split(",")[0])
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         results, steps = legal_plays_raw(board, d1, d2)
         for res, row in zip(results, steps, strict=True):

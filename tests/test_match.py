@@ -15,8 +15,8 @@ import pytest
 import gbot
 from gbot.core.board import START, checkers
 from gbot.errors import MatchRuleError
-from gbot.ids import encode
 from gbot.match import CENTRE, MAX_CUBE, GameState, MatchState, Rules
+from gbot.notations.position_id import encode
 from gbot.variations import checkers_per_side, start_board
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

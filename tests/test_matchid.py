@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot import matchid
 from gbot.errors import MatchIdError
 from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.matchid import MatchIdFields
+from gbot.notations import match_id
+from gbot.notations.match_id import MatchIdFields
 from tests.conftest import gnubg_binary, read_jsonl, shared_path
 
 
@@ -44,12 +44,12 @@ def test_issue_example() -> None:
 
 def test_manual_example_hand_decoded() -> None:
     # gnubg's manual: 9-point match, score 2-4, player 0 owns a 2-cube, player 1 rolled 5-2.
-    f = matchid.decode("QYkqASAAIAAA")
+    f = match_id.decode("QYkqASAAIAAA")
     assert f == MatchIdFields(cube=2, cube_owner=0, dice_owner=1, crawford=False, game_state=1,
                               turn=1, doubled=False, resigned=0, dice=(5, 2), match_length=9,
                               score=(2, 4), jacoby=True)
     # the manual's ID predates bit 66, so it reads as "Jacoby on"; gnubg 1.07 writes 1 there
-    assert matchid.encode(replace(f, jacoby=False)) == "QYkqASAAIAAE"
+    assert match_id.encode(replace(f, jacoby=False)) == "QYkqASAAIAAE"
 
 
 def test_every_vector_encodes_and_decodes() -> None:
@@ -58,11 +58,11 @@ def test_every_vector_encodes_and_decodes() -> None:
     for rec in recs:
         mid = rec["match_id"]
         fields = _fields(rec)
-        assert matchid.encode(fields) == mid, rec["description"]
+        assert match_id.encode(fields) == mid, rec["description"]
         # quirk: the larger die is always written first
         high_first = replace(fields, dice=tuple(sorted(fields.dice, reverse=True)))
-        assert matchid.decode(mid) == high_first, rec["description"]
-        assert matchid.encode(matchid.decode(mid)) == mid
+        assert match_id.decode(mid) == high_first, rec["description"]
+        assert match_id.encode(match_id.decode(mid)) == mid
 
 
 def test_every_vector_through_match_state() -> None:
@@ -80,19 +80,19 @@ def test_every_vector_through_match_state() -> None:
         assert state.resign_offered == f["resigned"]
         assert sorted(state.dice) == sorted(f["dice"])
         assert state.rules.jacoby == bool(f["jacoby"])
-        assert matchid.from_state(matchid.to_state(matchid.decode(mid))) == matchid.decode(mid)
+        assert match_id.from_state(match_id.to_state(match_id.decode(mid))) == match_id.decode(mid)
 
 
 def test_dice_order_quirk() -> None:
     a = MatchIdFields(dice_owner=1, turn=1, dice=(2, 5), jacoby=True)
     b = replace(a, dice=(5, 2))
-    assert matchid.encode(a) == matchid.encode(b) == "cIkKAAAAAAAA"
-    assert matchid.decode("cIkKAAAAAAAA").dice == (5, 2)
+    assert match_id.encode(a) == match_id.encode(b) == "cIkKAAAAAAAA"
+    assert match_id.decode("cIkKAAAAAAAA").dice == (5, 2)
 
 
 def test_jacoby_bit_is_inverted() -> None:
-    assert matchid.encode(MatchIdFields(jacoby=True)) == "MAEAAAAAAAAA"
-    assert matchid.encode(MatchIdFields(jacoby=False)) == "MAEAAAAAAAAE"
+    assert match_id.encode(MatchIdFields(jacoby=True)) == "MAEAAAAAAAAA"
+    assert match_id.encode(MatchIdFields(jacoby=False)) == "MAEAAAAAAAAE"
     assert MatchState.from_match_id("MAEAAAAAAAAA").rules.jacoby is True
     assert MatchState.from_match_id("MAEAAAAAAAAE").rules.jacoby is False
     # a match state made with default rules writes "Jacoby off", as gnubg 1.07 does in matches
@@ -101,11 +101,11 @@ def test_jacoby_bit_is_inverted() -> None:
 
 def test_to_state_keeps_other_rules_and_infers_crawford_done() -> None:
     rules = Rules(beavers=True, cube_cap=64)
-    s = matchid.to_state(matchid.decode("MAEAAAAAAAAA"), rules)
+    s = match_id.to_state(match_id.decode("MAEAAAAAAAAA"), rules)
     assert s.rules == replace(rules, jacoby=True)
-    assert matchid.to_state(matchid.decode("sAGgAcAAAAAE")).crawford_done  # Crawford game
-    assert matchid.to_state(matchid.decode("QQmrAQAAYAAE")).crawford_done  # post-Crawford
-    assert not matchid.to_state(matchid.decode("QYnqACAAIAAE")).crawford_done
+    assert match_id.to_state(match_id.decode("sAGgAcAAAAAE")).crawford_done  # Crawford game
+    assert match_id.to_state(match_id.decode("QQmrAQAAYAAE")).crawford_done  # post-Crawford
+    assert not match_id.to_state(match_id.decode("QYnqACAAIAAE")).crawford_done
 
 
 @st.composite
@@ -145,11 +145,11 @@ def match_fields(draw: st.DrawFn) -> MatchIdFields:
 @given(match_fields())
 @settings(max_examples=300, deadline=None)
 def test_round_trip_random_fields(f: MatchIdFields) -> None:
-    mid = matchid.encode(f)
+    mid = match_id.encode(f)
     assert len(mid) == 12
-    back = matchid.decode(mid)
+    back = match_id.decode(mid)
     assert back == replace(f, dice=tuple(sorted(f.dice, reverse=True)))
-    assert matchid.encode(back) == mid
+    assert match_id.encode(back) == mid
     assert MatchState.from_match_id(mid).match_id() == mid
 
 
@@ -160,13 +160,13 @@ def test_round_trip_random_fields(f: MatchIdFields) -> None:
 )
 def test_malformed_ids_raise(bad: str) -> None:
     with pytest.raises(MatchIdError) as exc:
-        matchid.decode(bad)
+        match_id.decode(bad)
     assert repr(bad) in str(exc.value)
 
 
 def _with_bits(**values: int) -> str:
     """A Match ID with the given raw fields, for impossible combinations."""
-    layout = {name: (start, width) for name, start, width in matchid._LAYOUT}
+    layout = {name: (start, width) for name, start, width in match_id._LAYOUT}
     key = (3 << 4) | (1 << 8) | (1 << 66)  # centred cube, playing, Jacoby off
     for name, v in values.items():
         start, width = layout[name]
@@ -193,17 +193,17 @@ def _with_bits(**values: int) -> str:
 def test_impossible_fields_raise(raw: dict[str, int]) -> None:
     mid = _with_bits(**raw)
     with pytest.raises(MatchIdError) as exc:
-        matchid.decode(mid)
+        match_id.decode(mid)
     assert repr(mid) in str(exc.value)
 
 
 def test_unused_bits_raise() -> None:
-    mid = matchid.encode(MatchIdFields())
+    mid = match_id.encode(MatchIdFields())
     data = bytearray(base64.b64decode(mid))
     data[8] |= 0x80
     bad = base64.b64encode(bytes(data)).decode()
     with pytest.raises(MatchIdError, match="beyond bit 66"):
-        matchid.decode(bad)
+        match_id.decode(bad)
 
 
 @pytest.mark.parametrize(
@@ -221,14 +221,14 @@ def test_impossible_field_values_raise(kwargs: dict[str, Any]) -> None:
 @settings(max_examples=400, deadline=None)
 def test_fuzz_random_text(text: str) -> None:
     try:
-        f = matchid.decode(text)
+        f = match_id.decode(text)
     except MatchIdError as exc:
         assert repr(text) in str(exc)
         return
     high_first = replace(f, dice=tuple(sorted(f.dice, reverse=True)))
-    assert matchid.decode(matchid.encode(f)) == high_first
+    assert match_id.decode(match_id.encode(f)) == high_first
     if f == high_first:
-        assert matchid.encode(f) == text.strip()
+        assert match_id.encode(f) == text.strip()
 
 
 @given(st.data())
@@ -240,12 +240,12 @@ def test_fuzz_mutated_vectors(data: st.DataObject) -> None:
     ch = data.draw(st.sampled_from(string.ascii_letters + string.digits + "+/"))
     text = mid[:i] + ch + mid[i + 1:]
     try:
-        f = matchid.decode(text)
+        f = match_id.decode(text)
     except MatchIdError as exc:
         assert repr(text) in str(exc)
         return
     if f.dice[0] >= f.dice[1]:
-        assert matchid.encode(f) == text
+        assert match_id.encode(f) == text
 
 
 _GNUBG_SCRIPT = r"""
@@ -299,18 +299,19 @@ def test_random_fields_agree_with_live_gnubg(tmp_path: Path) -> None:
     assert len(got) == len(cases)
     for case, mid in zip(cases, got, strict=True):
         f = MatchIdFields(**{**case, "dice": tuple(case["dice"]), "score": tuple(case["score"])})
-        assert matchid.encode(f) == mid, case
+        assert match_id.encode(f) == mid, case
 
 
 def test_matchid_does_not_import_the_match_model() -> None:
-    """:mod:`gbot.matchid` stands below :mod:`gbot.match` (no import cycle): outside the
+    """:mod:`gbot.notations.match_id` stands below :mod:`gbot.match` (no import cycle): outside the
     module ``__getattr__`` that forwards its old names ``to_state``/``from_state`` to the
     match model's conversions, it imports nothing of :mod:`gbot.match`."""
     import ast
 
     import gbot.match
 
-    tree = ast.parse((Path(__file__).resolve().parents[1] / "gbot" / "matchid.py").read_text())
+    source = Path(__file__).resolve().parents[1] / "gbot" / "notations" / "match_id.py"
+    tree = ast.parse(source.read_text())
     shim = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__")
     inside = {id(n) for n in ast.walk(shim)}
     for node in ast.walk(tree):
@@ -318,8 +319,8 @@ def test_matchid_does_not_import_the_match_model() -> None:
             assert node.module != "gbot.match", ast.unparse(node)
         if isinstance(node, ast.Import) and id(node) not in inside:
             assert all(a.name != "gbot.match" for a in node.names), ast.unparse(node)
-    assert matchid.to_state is gbot.match.state_from_match_id
-    assert matchid.from_state is gbot.match.match_id_fields
-    assert matchid.CENTRE is gbot.match.CENTRE == -1
+    assert match_id.to_state is gbot.match.state_from_match_id
+    assert match_id.from_state is gbot.match.match_id_fields
+    assert match_id.CENTRE is gbot.match.CENTRE == -1
     with pytest.raises(AttributeError):
-        _ = matchid.no_such_name
+        _ = match_id.no_such_name

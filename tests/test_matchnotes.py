@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gbot import matfile, sgf
 from gbot.match import GameState, Rules
-from gbot.matchnotes import gnubg_warnings, rules_text
+from gbot.records import matfile, sgf
+from gbot.records.notes import gnubg_warnings, rules_text
 from gbot.referee import Referee, legal_results
 from tests.conftest import gnubg_binary
 

@@ -104,9 +104,10 @@ def test_plays_are_frozen_and_pickle() -> None:
 
 
 def test_move_text_kernel_equals_the_python_model() -> None:
-    """:func:`gbot.moves.format_steps` (the kernel) writes what the plain-Python model writes,
-    on every play of random positions and rolls (hits, chains, bear-offs, repeated chains)."""
-    from gbot.moves import format_steps
+    """:func:`gbot.notations.move_text.format_steps` (the kernel) writes what the plain-Python
+    model writes, on every play of random positions and rolls (hits, chains, bear-offs, repeated
+    chains)."""
+    from gbot.notations.move_text import format_steps
     from tests.oracle.movetext import format_steps_model
 
     count = 0

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbot import ids
 from gbot.core.board import START, checkers, flip, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch
+from gbot.notations import position_id
 from tests.conftest import read_jsonl, shared_path
 from tests.oracle.naive_movegen import legal_results
 from tests.randomplay import random_positions, random_race_positions
@@ -29,8 +29,8 @@ def test_every_public_vector_matches_gnubg() -> None:
     assert len(cases) == 2000
     mismatches = []
     for case in cases:
-        board = ids.decode(case["position_id"])
-        got = sorted(ids.encode(r) for r in legal_boards(board, *case["dice"]))
+        board = position_id.decode(case["position_id"])
+        got = sorted(position_id.encode(r) for r in legal_boards(board, *case["dice"]))
         if got != case["legal"]:
             mismatches.append(case["position_id"])
     assert mismatches == []
@@ -38,18 +38,18 @@ def test_every_public_vector_matches_gnubg() -> None:
 
 def test_batch_agrees_with_single_calls() -> None:
     cases = _vectors()[:300]
-    boards = np.array([ids.decode(c["position_id"]) for c in cases])
+    boards = np.array([position_id.decode(c["position_id"]) for c in cases])
     dice = np.array([c["dice"] for c in cases])
     results, offsets = legal_boards_batch(boards, dice)
     for k, case in enumerate(cases):
-        got = sorted(ids.encode(r) for r in results[offsets[k]:offsets[k + 1]])
+        got = sorted(position_id.encode(r) for r in results[offsets[k]:offsets[k + 1]])
         assert got == case["legal"]
 
 
 def test_naive_oracle_agrees_on_vectors() -> None:
     for case in _vectors()[::10]:
-        board = ids.decode(case["position_id"])
-        want = {ids.encode(np.array(r, dtype=np.int8))
+        board = position_id.decode(case["position_id"])
+        want = {position_id.encode(np.array(r, dtype=np.int8))
                 for r in legal_results([int(x) for x in board], *case["dice"])}
         assert want == set(case["legal"])
 
@@ -60,11 +60,11 @@ def test_naive_oracle_agrees_on_random_play(seed: int) -> None:
         fast = {r.tobytes() for r in legal_boards(board, d1, d2)}
         slow = {np.array(r, dtype=np.int8).tobytes()
                 for r in legal_results([int(x) for x in board], d1, d2)}
-        assert fast == slow, (ids.encode(board), d1, d2)
+        assert fast == slow, (position_id.encode(board), d1, d2)
 
 
 def _gnubg_nn_results(gnubg_nn, board: np.ndarray, d1: int, d2: int) -> set[str]:
-    me, opp = ids.to_gnubg(board) if hasattr(ids, "to_gnubg") else _arrays(board)
+    me, opp = position_id.to_gnubg(board) if hasattr(position_id, "to_gnubg") else _arrays(board)
     keys = gnubg_nn.moves([opp, me], d1, d2)
     return {gnubg_nn.position_id([list(x) for x in gnubg_nn.boardfromkey(k)]) for k in keys}
 
@@ -80,9 +80,9 @@ def test_gnubg_nn_cross_check_random_play() -> None:
     n = 100_000 if SLOW else 4_000
     bad = []
     for board, d1, d2 in random_positions(n, seed=20261129):
-        got = {ids.encode(r) for r in legal_boards(board, d1, d2)}
+        got = {position_id.encode(r) for r in legal_boards(board, d1, d2)}
         if got != _gnubg_nn_results(gnubg_nn, board, d1, d2):
-            bad.append((ids.encode(board), d1, d2))
+            bad.append((position_id.encode(board), d1, d2))
     assert bad == []
 
 
@@ -97,10 +97,11 @@ def test_races_and_bear_offs_against_oracles() -> None:
         fast = {r.tobytes() for r in legal_boards(board, d1, d2)}
         slow = {np.array(r, dtype=np.int8).tobytes()
                 for r in legal_results([int(x) for x in board], d1, d2)}
-        assert fast == slow, (ids.encode(board), d1, d2)
+        assert fast == slow, (position_id.encode(board), d1, d2)
         if gnubg_nn is not None:
-            got = {ids.encode(r) for r in legal_boards(board, d1, d2)}
-            assert got == _gnubg_nn_results(gnubg_nn, board, d1, d2), (ids.encode(board), d1, d2)
+            got = {position_id.encode(r) for r in legal_boards(board, d1, d2)}
+            want = _gnubg_nn_results(gnubg_nn, board, d1, d2)
+            assert got == want, (position_id.encode(board), d1, d2)
 
 
 # --- hand-checked rules ------------------------------------------------------------------
@@ -214,7 +215,7 @@ def test_caucasian_naive_oracle_agrees_on_random_play() -> None:
         fast = {r.tobytes() for r in legal_boards(board, d1, d2, caucasian=True)}
         slow = {np.array(r, dtype=np.int8).tobytes()
                 for r in legal_results([int(x) for x in board], d1, d2, caucasian=True)}
-        assert fast == slow, (ids.encode(board), d1, d2)
+        assert fast == slow, (position_id.encode(board), d1, d2)
 
 
 # --- properties -------------------------------------------------------------------------

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gbot import ids
 from gbot.core import classify as C
 from gbot.core.board import START, flip_py
 from gbot.errors import WeightsError
 from gbot.eval.net import Networks
+from gbot.notations import position_id
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -34,7 +34,7 @@ def nets() -> Networks:
 def heldout() -> tuple[np.ndarray, np.ndarray]:
     with open(HELDOUT, encoding="ascii") as fh:
         rows = list(csv.DictReader(fh))
-    boards = np.stack([ids.decode(r["position_id"]) for r in rows])
+    boards = np.stack([position_id.decode(r["position_id"]) for r in rows])
     probs = np.array([[float(r[k]) for k in ("win", "win_g", "win_bg", "lose_g", "lose_bg")]
                       for r in rows])
     return boards, probs
@@ -295,20 +295,20 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
 
 def test_rank_term_sees_only_errors_relative_to_the_decision() -> None:
     torch = pytest.importorskip("torch")
-    from gbot.train.fit import EQUITY_W, _rank_loss, group_order
+    from gbot.train.fit import EQUITY_W, group_order, rank_loss
 
     y = torch.rand(6, 5, dtype=torch.float32) * 0.5
     logits = torch.logit(y)
     groups = torch.tensor([4, 4, 4, 9, 9, 2])
     eq_w = torch.from_numpy(EQUITY_W)
-    assert float(_rank_loss(torch, logits, y, groups, eq_w)) == pytest.approx(0.0, abs=1e-10)
+    assert float(rank_loss(torch, logits, y, groups, eq_w)) == pytest.approx(0.0, abs=1e-10)
     shared = y.clone()
     shared[:3, 0] += 0.1          # one error shared by the three candidates of group 4
-    assert float(_rank_loss(torch, logits, shared, groups, eq_w)) == pytest.approx(0, abs=1e-10)
+    assert float(rank_loss(torch, logits, shared, groups, eq_w)) == pytest.approx(0, abs=1e-10)
     apart = y.clone()
     apart[0, 0] += 0.1            # only one candidate off: equity error 0.2 against mean 0.2/3
     want = ((0.2 - 0.2 / 3) ** 2 + 2 * (0.2 / 3) ** 2) / 6
-    assert float(_rank_loss(torch, logits, apart, groups, eq_w)) == pytest.approx(want, rel=1e-4)
+    assert float(rank_loss(torch, logits, apart, groups, eq_w)) == pytest.approx(want, rel=1e-4)
     order = group_order(np.array([5, 5, 1, 7, 1, 5, 7]), np.random.default_rng(0))
     seen = np.array([5, 5, 1, 7, 1, 5, 7])[order]
     assert sorted(order.tolist()) == list(range(7))

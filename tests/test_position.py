@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot import ids
 from gbot.errors import BoardError, IllegalMoveError, MoveParseError, PositionIdError
-from gbot.moves import parse_move
+from gbot.notations import position_id
+from gbot.notations.move_text import parse_move
 from tests.conftest import read_jsonl, shared_path
 from tests.randomplay import random_positions
 
@@ -126,7 +126,7 @@ def test_id_round_trip_and_swap(case: tuple[np.ndarray, int, int]) -> None:
     pos = gbot.Position(board)
     assert gbot.Position.from_id(pos.id()) == pos
     assert pos.swapped().swapped() == pos
-    assert ids.decode(pos.id()).tolist() == board.tolist()
+    assert position_id.decode(pos.id()).tolist() == board.tolist()
     for play in pos.legal_plays((d1, d2)):
         assert pos.play_from_text(play.notation, (d1, d2)) == play
 

@@ -13,8 +13,8 @@ import pytest
 from gbot.core.board import START, flip_py
 from gbot.core.movegen import legal_boards
 from gbot.errors import MatchRuleError
-from gbot.ids import encode
 from gbot.match import CENTRE, GameState, MatchState, Rules
+from gbot.notations.position_id import encode
 from gbot.position import Position
 from gbot.referee import (
     Dice,

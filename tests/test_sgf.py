@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gbot import sgf
 from gbot.errors import MatchFileError
 from gbot.match import Rules
+from gbot.records import sgf
 from gbot.referee import Referee
 from tests.players import play_match
 from tests.test_matfile import _gnubg_import, _gnubg_view, _moves, _summary, _trim, needs_gnubg

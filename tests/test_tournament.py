@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from gbot import matfile
 from gbot.engine import Engine
 from gbot.errors import PlayerError, TournamentError
 from gbot.match import GameState, MatchState, Rules
 from gbot.protocols.fibs_board import parse_fibs_board
 from gbot.protocols.gnubg_external import Session, handle_line
+from gbot.records import matfile
 from gbot.server import BackgroundServer
 from gbot.tournament import TournamentConfig, parse_player, run
 from gbot.tournament.players import board_line, my_view

@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot import matchid
 from gbot.core.board import START, from_gnubg
 from gbot.errors import XgidError
 from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.matchid import MatchIdFields
+from gbot.notations import match_id
+from gbot.notations.match_id import MatchIdFields
+from gbot.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
 from gbot.position import Position
-from gbot.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
 from tests.conftest import gnubg_binary, read_jsonl, shared_path
 
 OPENING = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
@@ -81,13 +81,13 @@ def test_match_vectors() -> None:
         fields = MatchIdFields(**{**f, "dice": tuple(f["dice"]), "score": tuple(f["score"])})
         if f["match_length"]:
             fields = replace(fields, jacoby=False)
-        assert state.match_id() == matchid.encode(fields), rec["description"]
+        assert state.match_id() == match_id.encode(fields), rec["description"]
         # the quirks: gnubg drops a pending double and swaps players when player 0 is on roll
         loaded = as_loaded_by_gnubg(pos, state)[1]
         assert loaded.match_id() == rec["xgid_parsed_by_gnubg_to"], rec["description"]
         # formatting back, from the parsed state and from the vector's own fields
         assert format_xgid(pos, state) == rec["xgid"]
-        assert format_xgid(pos, matchid.to_state(_fields(rec))) == rec["xgid"]
+        assert format_xgid(pos, match_id.to_state(_fields(rec))) == rec["xgid"]
 
 
 def _fields(rec: dict[str, Any]) -> MatchIdFields:

@@ -241,7 +241,7 @@ class MatchRecorder:
     def write(self, folder: str | Path) -> list[Path]:
         """Write the record to ``folder`` as ``.mat`` and ``.sgf``; returns the paths
         (none when nothing was recorded). A failure is logged, not raised."""
-        from gbot import matfile, sgf
+        from gbot.records import matfile, sgf
 
         rec = self.record
         if rec is None or not rec.games or not any(g.actions for g in rec.games):

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from gbot import ids
 from gbot.errors import TournamentError
 from gbot.match import GameState, MatchState, Rules
+from gbot.notations import position_id
 from gbot.referee import Action, GameRecord, new_match
 from gbot.tournament.game import GameResult
 
@@ -36,7 +36,7 @@ _STATE_FIELDS = ("game_number", "crawford", "crawford_done", "winner", "game_ope
 
 
 def _action(a: Action) -> list[Any]:
-    board = ids.encode(np.array(a.board, dtype=np.int8)) if a.board else ""
+    board = position_id.encode(np.array(a.board, dtype=np.int8)) if a.board else ""
     return [a.kind, a.player, f"{a.dice[0]}{a.dice[1]}" if a.dice != (0, 0) else "",
             [x for step in a.steps for x in step], board, a.value]
 
@@ -45,7 +45,7 @@ def _unaction(row: list[Any]) -> Action:
     kind, player, dice, flat, board, value = row
     steps = tuple((int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2))
     d = (int(dice[0]), int(dice[1])) if dice else (0, 0)
-    b = tuple(int(x) for x in ids.decode(board)) if board else ()
+    b = tuple(int(x) for x in position_id.decode(board)) if board else ()
     return Action(str(kind), int(player), d, steps, b, int(value))
 
 

@@ -37,9 +37,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from gbot import matfile
 from gbot.errors import GbotError, PlayerError, TournamentError
 from gbot.match import MatchState, Rules
+from gbot.records import matfile
 from gbot.referee import MatchRecord, new_match, next_game
 from gbot.tournament.game import GameResult, GameTask
 from gbot.tournament.players import PlayerSpec, default_label, parse_player

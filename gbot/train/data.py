@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from gbot import ids
+from gbot.notations import position_id
 
 Boards = npt.NDArray[np.int8]
 Probs = npt.NDArray[np.float32]
@@ -44,7 +44,7 @@ def read_csv(paths: Iterable[Path]) -> tuple[Boards, Probs]:
     probs: list[list[float]] = []
     for path in paths:
         for pid, p, _ in iter_csv(Path(path)):
-            boards.append(ids.decode(pid))
+            boards.append(position_id.decode(pid))
             probs.append(p)
     if not boards:
         return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
@@ -59,7 +59,7 @@ def write_csv(path: Path, boards: Boards, probs: Probs, extra: dict[str, list[st
         w = csv.writer(fh, lineterminator="\n")
         w.writerow([*COLUMNS, *extra])
         for i in range(boards.shape[0]):
-            w.writerow([ids.encode(boards[i]), *(f"{float(v):.5f}" for v in probs[i]),
+            w.writerow([position_id.encode(boards[i]), *(f"{float(v):.5f}" for v in probs[i]),
                         *(col[i] for col in extra.values())])
 
 

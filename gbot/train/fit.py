@@ -84,7 +84,7 @@ def _loss(torch: Any, logits: Any, y: Any, eq_w: Any, cfg: FitConfig) -> Any:
     return loss
 
 
-def _rank_loss(torch: Any, logits: Any, y: Any, groups: Any, eq_w: Any) -> Any:
+def rank_loss(torch: Any, logits: Any, y: Any, groups: Any, eq_w: Any) -> Any:
     """Mean squared equity error relative to the mean error of its group (rows of one group
     in a batch; a group alone in its batch of one row adds nothing)."""
     e = (torch.sigmoid(logits) - y) @ eq_w
@@ -194,8 +194,8 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                         per = per + cfg.equity_weight * (((p - yt[sl]) @ eq_w) ** 2) / 10.0
                     loss = (per * wt[sl]).sum() / wt[sl].sum()
                 if gt is not None:
-                    loss = loss + cfg.rank_weight * _rank_loss(torch, logits, yt[sl], gt[sl],
-                                                               eq_w) / 10.0
+                    loss = loss + cfg.rank_weight * rank_loss(torch, logits, yt[sl], gt[sl],
+                                                              eq_w) / 10.0
                 opt.zero_grad()
                 loss.backward()
                 opt.step()

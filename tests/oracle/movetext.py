@@ -2,8 +2,9 @@
 
 gnubg 1.07's text for a play's steps, written with lists: steps sorted from the highest point,
 each checker's steps chained (points passed without a hit left out), hits starred, identical
-chains counted. ``tests/test_move_text.py`` holds :func:`gbot.moves.format_steps` (the kernel)
-to it; the vector tests hold both to gnubg.
+chains counted. ``tests/test_move_text.py`` holds
+:func:`gbot.notations.move_text.format_steps` (the kernel) to it; the vector tests hold both to
+gnubg.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gbot.core.board import Board
-from gbot.moves import Step, hits_along
+from gbot.notations.move_text import Step, hits_along
 
 
 def _point_text(p: int) -> str:
