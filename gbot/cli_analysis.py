@@ -69,10 +69,10 @@ def _result_json(r: Any) -> dict[str, Any]:
               help="Plays to roll out (the best at --ply).")
 @click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Look-ahead that picks the candidates.")
-@click.option("--checker-ply", type=click.IntRange(0, 1), default=0, show_default=True,
-              help="Ply of the checker plays inside the rollout (1: the 1-ply choice among "
-                   "the best 0-ply candidates; much slower).")
-@click.option("--cube-ply", type=click.IntRange(0, 1), default=0, show_default=True,
+@click.option("--checker-ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Ply of the checker plays inside the rollout (1 or 2: the evaluator's "
+                   "choice at that ply among the best 0-ply candidates; much slower).")
+@click.option("--cube-ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Ply of the probabilities the cube decisions inside the rollout use.")
 @click.option("--cubeless", is_flag=True, help="Plays: cubeless figures only.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True)

@@ -1,4 +1,4 @@
-"""Rollouts: positions played out many times with 0-ply checker play, gnubg-style.
+"""Rollouts: positions played out many times with 0-, 1- or 2-ply checker play, gnubg-style.
 
 The games are played by the kernel of :mod:`gbot.core.rollout` (see there for the dice,
 quasi-random openings and variance reduction). This module owns the settings, spreads the
@@ -12,8 +12,8 @@ results:
   (:meth:`Rollout.plays`) or a cube decision (:meth:`Rollout.cube`), cubeless and cubeful,
   money or match.
 
-Cubeful values: each trial's game (cubeless 0-ply checker play) is replayed with the cube,
-every cube decision on the way taken by the cube model at 0-ply (:func:`gbot.cube.decide`);
+Cubeful values: each trial's game (cubeless checker play) is replayed with the cube, every
+cube decision on the way taken by the cube model at ``cube_ply`` (:func:`gbot.cube.decide`);
 a double that is passed ends the game, a game that stops early is valued by the cube model.
 A cube decision's three branches (no double, double/take, double/pass) share the same games.
 Variance reduction applies to the cubeless figures only.
@@ -50,7 +50,7 @@ Progress = Callable[[int, int], None]
 """``progress(trials done, trials planned)``."""
 
 _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
-ROLLOUT_PLIES = (0, 1)
+ROLLOUT_PLIES = (0, 1, 2)
 """The plies :class:`RolloutSettings` takes for checker play and cube decisions."""
 _PATH_LEN = 400
 """Boards recorded per trial for the cubeful replay (a longer game is valued at 0-ply there)."""
@@ -70,9 +70,10 @@ class RolloutSettings:
     the 21 rolls' 0-ply average. ``quasi_random``: stratified first and second rolls.
     ``min_se``: stop a position once the standard error of its (cubeless) equity is below this,
     checked every ``batch`` trials. ``checker_ply``: the ply of the plays inside the rollout
-    (0, or 1: the evaluator's 1-ply choice among the candidates its first move filter keeps,
-    :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply of the probabilities
-    the cube model decides on in the cubeful replay (0 or 1). ``workers``: processes (1: this
+    (0, or 1 or 2: the evaluator's choice at that ply among the candidates its move filters
+    keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply of the
+    probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
+    ``Evaluator.evaluate``). ``workers``: processes (1: this
     process); ``backend`` ``"process"`` or ``"ray"`` (``ray_address`` for a cluster).
     ``chunk``: trials per task.
     """
@@ -108,7 +109,7 @@ class RolloutSettings:
         if not (self.min_se >= 0.0 and math.isfinite(self.min_se)):
             raise RolloutError(f"min_se must be a number >= 0, got {self.min_se!r}")
         if self.checker_ply not in ROLLOUT_PLIES or self.cube_ply not in ROLLOUT_PLIES:
-            raise RolloutError(f"checker_ply and cube_ply must be 0 or 1, got "
+            raise RolloutError(f"checker_ply and cube_ply must be 0, 1 or 2, got "
                                f"{self.checker_ply!r} and {self.cube_ply!r}")
         if self.backend not in ("process", "ray"):
             raise RolloutError(f"backend must be 'process' or 'ray', got {self.backend!r}")
@@ -219,11 +220,12 @@ def _run(task: _Task) -> _Done:
     length = (s.truncate or _PATH_LEN) + 1 if task.paths else 0
     paths = np.zeros((m * task.n if task.paths else 0, length, 26), dtype=np.int8)
     vr = s.variance_reduction and not task.paths
-    f = DEFAULT_FILTERS[0]
+    f, f2 = DEFAULT_FILTERS[0], DEFAULT_FILTERS[min(1, len(DEFAULT_FILTERS) - 1)]
     code = kernel.rollout_many(task.boards, task.n, task.t0, s.seed, task.keys, s.truncate,
                                s.quasi_random, vr, s.bearoff_stop, False, s.checker_ply,
-                               f.keep, f.window, *kernel_args(task.weights), movegen.HASH_KEYS,
-                               out, plies, ends, paths)  # type: ignore[call-arg]
+                               f.keep, f.window, f2.keep, f2.window, *kernel_args(task.weights),
+                               movegen.HASH_KEYS, out, plies, ends,
+                               paths)  # type: ignore[call-arg]
     if code != kernel.OK:
         raise RolloutError("a position in the rollout has too many plays for the kernel")
     return task, out, plies, ends, (paths if task.paths else None)

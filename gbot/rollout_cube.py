@@ -2,8 +2,8 @@
 
 The games come from :mod:`gbot.rollout` with the board at every ply recorded. Along a game,
 the side on roll considers the cube before each roll with the cube model
-(:func:`gbot.cube.decide` on the board's 0-ply, or with ``cube_ply`` 1 its 1-ply,
-probabilities and its cube life) wherever the engine would ask the model
+(:func:`gbot.cube.decide` on the board's 0-ply, or with ``cube_ply`` 1 or 2 its 1- or
+2-ply, probabilities and its cube life) wherever the engine would ask the model
 (:func:`gbot.engine.skips_cube_model`: not below :data:`gbot.engine.NO_DOUBLE_BELOW` unless
 the game is post-Crawford or the cube is dead for the opponent): a double that the
 model passes ends the game for the cube's value, a take (or beaver) raises the cube and hands

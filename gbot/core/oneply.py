@@ -1,15 +1,25 @@
-"""1-ply play choice in one kernel call, for the rollout's checker play at 1-ply.
+"""1- and 2-ply play choice in one kernel call, for the rollout's checker play at 1 and 2 plies.
 
-The rule is the evaluator's (:mod:`gbot.eval.evaluator`, ``Evaluator.best_play(ply=1)``):
-every play of the roll is scored at 0-ply (:func:`gbot.core.bestplay.best_static`); the move
-filter of the first stage (:data:`gbot.eval.evaluator.DEFAULT_FILTERS`, passed in as ``keep``
-and ``window``) keeps at most ``keep`` plays within ``window`` equity of the best; when more
-than one survives, each survivor's result is valued at 1-ply, the mean over the opponent's 21
-rolls of its 0-ply best reply (a roll with no play passes the turn), and the best 1-ply
-equity wins (first on ties). One survivor is the choice at once.
+The rule is the evaluator's (:mod:`gbot.eval.evaluator`, ``Evaluator.best_play(ply=1)`` and
+``ply=2``): every play of the roll is scored at 0-ply (:func:`gbot.core.bestplay.best_static`);
+the first move filter of :data:`gbot.eval.evaluator.DEFAULT_FILTERS` (``keep``, ``window``)
+keeps at most ``keep`` plays within ``window`` equity of the best; when more than one
+survives, each survivor's result is valued at 1-ply (:func:`reply_average`: the mean over the
+opponent's 21 rolls of its 0-ply best reply; a roll with no play passes the turn). At 2-ply
+the second filter (``keep2``, ``window2``) then cuts the survivors by their 1-ply equities,
+and when more than one is left each is valued at 2-ply (:func:`two_ply_average`: over the
+opponent's 21 rolls its 0-ply best reply, then the 1-ply value of that). The best equity of
+the deepest stage reached wins (the first play on ties); a stage with one survivor ends the
+search at once.
+
+:class:`Scratch` is one set of work arrays for these kernels (:func:`scratch` makes it);
+:func:`best_of` and :func:`value_of` are the calls into :mod:`gbot.core.bestplay` the
+rollout and these searches share.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +27,7 @@ import numpy.typing as npt
 from gbot.core._jit import jit
 from gbot.core.bestplay import best_static, static_values
 from gbot.core.expand import ROLL_WEIGHTS, ROLLS, equity, invert_into, over_probabilities
+from gbot.core.movegen import MAX_STEPS
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -24,109 +35,237 @@ I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 
+Nets = tuple[I64, I64, F32, F32, F32, F32, int, F32, F32, F32, I64]
+"""The networks' forward-pass arrays and the bear-off tables, in the order
+:func:`gbot.core.bestplay.best_static` takes them (``esc`` ... ``binom``)."""
+
 TOO_MANY = -1
 """Return code: a position had more plays than the scratch arrays hold."""
 
 
+class Scratch(NamedTuple):
+    """Work arrays for one level of search: the 0-ply best play's (``children`` ...
+    ``res``, as :func:`gbot.core.bestplay.best_static` names them), one board's value
+    (``one`` ... ``one_v``), and the searches' own."""
+
+    children: I8
+    probs: F64
+    kinds: I8
+    counts: I64
+    mover: F64
+    eqs: F64
+    rows: I8
+    values: F32
+    w_out: I8
+    w_steps: I8
+    table: I32
+    hashes: I64
+    state: I64
+    path: I8
+    marks: I8
+    res: I64
+    one: I8
+    one_p: F64
+    one_k: I8
+    one_r: I8
+    one_v: F32
+    nxt: I8
+    mine: F64
+    after: I8
+    deep: F64
+    flip: F64
+    top: F64
+    taken: npt.NDArray[np.bool_]
+    order: I64
+    order2: I64
+    eq1: F64
+
+
 @jit
-def reply_average(child: I8, caucasian: bool, children: I8, probs: F64, kinds: I8,
-                  counts: I64, mover: F64, eqs: F64, rows: I8, values: F32, w_out: I8,
-                  w_steps: I8, table: I32, hashes: I64, state: I64, path: I8, marks: I8,
-                  keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
-                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
-                  res: I64, one: I8, one_p: F64, one_k: I8, one_r: I8, one_v: F32,
-                  nxt: I8, mine: F64, out: F64) -> int:
+def scratch(cap: int, table_size: int) -> Scratch:
+    """A :class:`Scratch` for positions of up to ``cap`` plays and a move-generator hash
+    table of ``table_size`` slots."""
+    return Scratch(np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float64),
+                   np.empty(cap, dtype=np.int8), np.empty(2, dtype=np.int64),
+                   np.empty((cap, 5), dtype=np.float64), np.empty(cap, dtype=np.float64),
+                   np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float32),
+                   np.zeros((cap, 26), dtype=np.int8),
+                   np.zeros((cap, 2 * MAX_STEPS), dtype=np.int8),
+                   np.zeros(table_size, dtype=np.int32), np.zeros(cap, dtype=np.int64),
+                   np.zeros(4, dtype=np.int64), np.zeros(2 * MAX_STEPS, dtype=np.int8),
+                   np.zeros(26, dtype=np.int8), np.zeros(2, dtype=np.int64),
+                   np.empty((1, 26), dtype=np.int8), np.empty((1, 5), dtype=np.float64),
+                   np.empty(1, dtype=np.int8), np.empty((1, 26), dtype=np.int8),
+                   np.empty((1, 5), dtype=np.float32), np.empty(26, dtype=np.int8),
+                   np.empty(5, dtype=np.float64), np.empty(26, dtype=np.int8),
+                   np.empty(5, dtype=np.float64), np.empty(5, dtype=np.float64),
+                   np.empty(5, dtype=np.float64), np.empty(cap, dtype=np.bool_),
+                   np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                   np.empty(cap, dtype=np.float64))
+
+
+@jit
+def best_of(board: I8, d1: int, d2: int, caucasian: bool, s: Scratch, keys: I64,
+            net: Nets) -> int:
+    """:func:`gbot.core.bestplay.best_static` of ``board`` with ``d1``-``d2`` on ``s``
+    (exact bear-offs): ``s.res`` = (number of plays, index of the best). Returns its code."""
+    return int(best_static(board, d1, d2, caucasian, True, s.children, s.probs, s.kinds,
+                           s.counts, s.mover, s.eqs, s.rows, s.values, s.w_out, s.w_steps,
+                           s.table, s.hashes, s.state, s.path, s.marks, keys, net[0], net[1],
+                           net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
+                           net[10], s.res))
+
+
+@jit
+def value_of(board: I8, s: Scratch, net: Nets, out: F64) -> None:
+    """``out``: the 0-ply probabilities of ``board`` for its side to move (ended games
+    exact, bear-offs from the tables)."""
+    s.one[0] = board
+    static_values(s.one, True, s.one_p, s.one_k, s.counts, s.one_r, s.one_v, net[0], net[1],
+                  net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9], net[10])
+    for c in range(5):
+        out[c] = s.one_p[0, c]
+
+
+@jit
+def result_of(board: I8, s: Scratch, nxt: I8) -> None:
+    """``nxt``: the result (opponent to move) of the 0-ply best play :func:`best_of` just
+    found for ``board``; the board passed over when no play was legal."""
+    n = s.res[0]
+    if n >= 2:
+        for i in range(26):
+            nxt[i] = s.children[s.res[1], i]
+    elif n == 1:
+        for i in range(26):
+            nxt[i] = -s.w_out[0, 25 - i]
+    else:
+        for i in range(26):
+            nxt[i] = -board[25 - i]
+
+
+@jit
+def mover_after(board: I8, s: Scratch, net: Nets, nxt: I8, mine: F64) -> None:
+    """:func:`result_of` into ``nxt`` and ``mine``: the mover's 0-ply probabilities after
+    that play."""
+    result_of(board, s, nxt)
+    if s.res[0] >= 2:
+        for c in range(5):
+            mine[c] = s.mover[s.res[1], c]
+        return
+    value_of(nxt, s, net, s.flip)
+    invert_into(s.flip, mine)
+
+
+@jit
+def reply_average(child: I8, caucasian: bool, s: Scratch, keys: I64, net: Nets,
+                  out: F64) -> int:
     """``out``: the 1-ply probabilities of ``child`` for its side to move (about to roll):
     exact when the game is over, else the roll-weighted mean of the side to move's figures
-    after its 0-ply best play of each roll. The other arrays are scratch (bear-off tables
-    passed). Returns 0 or :data:`TOO_MANY`."""
+    after its 0-ply best play of each roll. ``child`` must not be one of ``s``'s arrays
+    other than ``s.after``. Returns 0 or :data:`TOO_MANY`."""
     if over_probabilities(child, out):
         return 0
     for c in range(5):
         out[c] = 0.0
     for r in range(ROLLS.shape[0]):
-        code = best_static(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, True,
-                           children, probs, kinds, counts, mover, eqs, rows, values, w_out,
-                           w_steps, table, hashes, state, path, marks, keys, esc, class_net,
-                           w1m, b1, w2t, b2, activation, dist, gdist, two, binom, res)
-        if code != 0:
+        if best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) != 0:
             return TOO_MANY
-        n = res[0]
+        mover_after(child, s, net, s.nxt, s.mine)
         w = ROLL_WEIGHTS[r]
-        if n >= 2:
-            b = res[1]
-            for c in range(5):
-                out[c] += w * mover[b, c]
-            continue
-        if n == 1:
-            for i in range(26):
-                nxt[i] = -w_out[0, 25 - i]
-        else:
-            for i in range(26):
-                nxt[i] = -child[25 - i]
-        one[0] = nxt
-        static_values(one, True, one_p, one_k, counts, one_r, one_v, esc, class_net, w1m, b1,
-                      w2t, b2, activation, dist, gdist, two, binom)
-        invert_into(one_p[0], mine)
         for c in range(5):
-            out[c] += w * mine[c]
+            out[c] += w * s.mine[c]
     return 0
 
 
 @jit
-def best_one_ply(n: int, best0: int, root_children: I8, root_eqs: F64, keep: int,
-                 window: float, taken: npt.NDArray[np.bool_], caucasian: bool, children: I8,
-                 probs: F64, kinds: I8, counts: I64, mover: F64, eqs: F64, rows: I8,
-                 values: F32, w_out: I8, w_steps: I8, table: I32, hashes: I64, state: I64,
-                 path: I8, marks: I8, keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32,
-                 w2t: F32, b2: F32, activation: int, dist: F32, gdist: F32, two: F32,
-                 binom: I64, res: I64, one: I8, one_p: F64, one_k: I8, one_r: I8,
-                 one_v: F32, nxt: I8, mine: F64, child_p: F64, best_p: F64) -> int:
-    """The index of the 1-ply best of ``n`` plays whose flipped results (opponent to move)
-    are ``root_children[:n]`` and whose 0-ply mover equities are ``root_eqs[:n]`` (``best0``
-    their 0-ply best, as :func:`gbot.core.bestplay.best_static` leaves them).
+def two_ply_average(child: I8, caucasian: bool, s: Scratch, keys: I64, net: Nets,
+                    out: F64) -> int:
+    """``out``: the 2-ply probabilities of ``child`` for its side to move (about to roll):
+    exact when the game is over, else the roll-weighted mean, from its side, of the 1-ply
+    value of the result of its 0-ply best play of each roll. ``child`` must not be one of
+    ``s``'s arrays. Returns 0 or :data:`TOO_MANY`."""
+    if over_probabilities(child, out):
+        return 0
+    for c in range(5):
+        out[c] = 0.0
+    for r in range(ROLLS.shape[0]):
+        if best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) != 0:
+            return TOO_MANY
+        result_of(child, s, s.after)
+        if reply_average(s.after, caucasian, s, keys, net, s.deep) != 0:
+            return TOO_MANY
+        invert_into(s.deep, s.flip)
+        w = ROLL_WEIGHTS[r]
+        for c in range(5):
+            out[c] += w * s.flip[c]
+    return 0
 
-    ``best_p`` gets the mover's 1-ply probabilities of the choice when a 1-ply search ran
-    (more than one survivor of the filter); the return value is then ``>= 0`` as usual, and
-    ``res[0]`` is set to 1 when it ran, else 0. The other arrays are scratch, ``taken`` of
-    at least ``n`` rows. Returns :data:`TOO_MANY` when a reply has too many plays."""
+
+@jit
+def survivors(n: int, eqs: F64, keep: int, window: float, taken: npt.NDArray[np.bool_],
+              order: I64) -> int:
+    """A move filter: ``order[:m]`` gets the indices of the (at most ``keep``) highest of
+    ``eqs[:n]`` within ``window`` of the highest, highest first (the first on ties);
+    returns ``m``."""
     for i in range(n):
         taken[i] = False
-    bound = root_eqs[best0] - window
-    best = best0
-    best_e = -1e300
-    searched = 0
-    first = best0
+    m = 0
+    bound = 0.0
     for _ in range(keep):
         pick = -1
         pick_e = -1e300
-        for i in range(n):              # the next survivor: highest 0-ply equity, first on ties
-            if not taken[i] and root_eqs[i] > pick_e:
-                pick_e = root_eqs[i]
+        for i in range(n):
+            if not taken[i] and eqs[i] > pick_e:
+                pick_e = eqs[i]
                 pick = i
-        if pick < 0 or pick_e < bound:
+        if pick < 0 or (m > 0 and pick_e < bound):
             break
+        if m == 0:
+            bound = pick_e - window
         taken[pick] = True
-        if searched == 0:
-            first = pick
-        searched += 1
-        if searched < 2:
-            continue
-        for k in range(2 if searched == 2 else 1):  # a second survivor: value the first too
-            idx = first if searched == 2 and k == 0 else pick
-            code = reply_average(root_children[idx], caucasian, children, probs, kinds,
-                                 counts, mover, eqs, rows, values, w_out, w_steps, table,
-                                 hashes, state, path, marks, keys, esc, class_net, w1m, b1,
-                                 w2t, b2, activation, dist, gdist, two, binom, res, one,
-                                 one_p, one_k, one_r, one_v, nxt, mine, child_p)
-            if code != 0:
-                return TOO_MANY
-            invert_into(child_p, mine)
-            e = equity(mine)
-            if e > best_e or (e == best_e and idx < best):
-                best_e = e
-                best = idx
-                for c in range(5):
-                    best_p[c] = mine[c]
-    res[0] = 1 if searched >= 2 else 0
+        order[m] = pick
+        m += 1
+    return m
+
+
+@jit
+def best_deeper(ply: int, n: int, root: Scratch, keep: int, window: float, keep2: int,
+                window2: float, caucasian: bool, s: Scratch, keys: I64, net: Nets) -> int:
+    """The index of the ``ply``-ply (1 or 2) best of the ``n`` plays :func:`best_of` left in
+    ``root`` (their flipped results in ``root.children``, 0-ply mover equities in
+    ``root.eqs``); ``s`` is the deeper levels' scratch. Returns :data:`TOO_MANY` when a
+    reply has too many plays."""
+    order = root.order
+    m = survivors(n, root.eqs, keep, window, root.taken, order)
+    if m < 2:
+        return int(order[0])
+    e1 = root.eq1
+    for j in range(m):
+        if reply_average(root.children[order[j]], caucasian, s, keys, net, s.top) != 0:
+            return TOO_MANY
+        invert_into(s.top, s.flip)
+        e1[j] = equity(s.flip)
+    if ply >= 2:
+        order2 = root.order2
+        m2 = survivors(m, e1, keep2, window2, root.taken, order2)
+        if m2 >= 2:
+            best = -1
+            best_e = -1e300
+            for j2 in range(m2):
+                idx = int(order[order2[j2]])
+                if two_ply_average(root.children[idx], caucasian, s, keys, net, s.top) != 0:
+                    return TOO_MANY
+                invert_into(s.top, s.flip)
+                e = equity(s.flip)
+                if e > best_e or (e == best_e and idx < best):
+                    best_e = e
+                    best = idx
+            return best
+    best = -1
+    best_e = -1e300
+    for j in range(m):
+        idx = int(order[j])
+        if e1[j] > best_e or (e1[j] == best_e and idx < best):
+            best_e = e1[j]
+            best = idx
     return best

@@ -1,10 +1,10 @@
-"""Rollout kernel: many games played out from given positions with 0- or 1-ply checker play.
+"""Rollout kernel: many games played out from given positions with 0-, 1- or 2-ply checker play.
 
 Each *trial* plays one game from a board (side to move about to roll) to its end, to a
 truncation depth, or (optionally) to a two-sided bear-off, where the exact table ends it. Every
 play is the 0-ply best play of :func:`gbot.core.bestplay.best_static` (ended games exact,
-bear-offs from the tables, the rest through the networks), or at 1-ply the choice of
-:func:`gbot.core.oneply.best_one_ply` among the 0-ply candidates the move filter keeps.
+bear-offs from the tables, the rest through the networks), or at 1 or 2 plies the choice of
+:func:`gbot.core.oneply.best_deeper` among the 0-ply candidates the move filters keep.
 A trial's result is the five cubeless probabilities ``(win, win_g, win_bg, lose_g,
 lose_bg)`` of the root's side to move: 0/1 for a finished game, the 0-ply (or exact)
 probabilities where the trial stopped early.
@@ -31,10 +31,9 @@ import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.bearoff import is_bearoff, side_ranks
-from gbot.core.bestplay import best_static, static_values
 from gbot.core.expand import invert_into, over_probabilities
-from gbot.core.movegen import CAPACITY, MAX_STEPS, TABLE_SIZE
-from gbot.core.oneply import best_one_ply
+from gbot.core.movegen import CAPACITY, TABLE_SIZE
+from gbot.core.oneply import best_deeper, best_of, mover_after, result_of, scratch, value_of
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -93,8 +92,8 @@ def _two_sided(b: I8, two: F32, binom: I64) -> bool:
 @jit
 def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc: int,
                  quasi: bool, vr: bool, stop_bearoff: bool, caucasian: bool,
-                 checker_ply: int, keep: int, window: float, esc: I64, class_net: I64,
-                 w1m: F32, b1: F32, w2t: F32, b2: F32,
+                 checker_ply: int, keep: int, window: float, keep2: int, window2: float,
+                 esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
                  hash_keys: I64, out: F64, plies: npt.NDArray[np.int32], ends: I8,
                  paths: I8) -> int:
@@ -108,32 +107,15 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     (``[len(boards) * n_trials, L, 26]``) the board at each ply (side to move's view, the
     last one where the trial stopped) is recorded there, and a trial stops (truncated) at
     ply ``L - 1``.
-    ``checker_ply`` 1 chooses each play at 1-ply (:func:`gbot.core.oneply.best_one_ply`
-    with the move filter ``keep``/``window``) instead of 0-ply; the luck of a roll is still
-    measured at 0-ply. The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
+    ``checker_ply`` 1 or 2 chooses each play at that ply
+    (:func:`gbot.core.oneply.best_deeper` with the move filters ``keep``/``window`` and
+    ``keep2``/``window2``) instead of 0-ply; the luck of a roll is still measured at 0-ply.
+    The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
     Returns :data:`OK` or :data:`TOO_MANY`."""
-    cap = CAPACITY
-    children = np.empty((cap, 26), dtype=np.int8)
-    probs = np.empty((cap, 5), dtype=np.float64)
-    kinds = np.empty(cap, dtype=np.int8)
-    counts = np.empty(2, dtype=np.int64)
-    mover = np.empty((cap, 5), dtype=np.float64)
-    eqs = np.empty(cap, dtype=np.float64)
-    rows = np.empty((cap, 26), dtype=np.int8)
-    values = np.empty((cap, 5), dtype=np.float32)
-    w_out = np.zeros((cap, 26), dtype=np.int8)
-    w_steps = np.zeros((cap, 2 * MAX_STEPS), dtype=np.int8)
-    table = np.zeros(TABLE_SIZE, dtype=np.int32)
-    hashes = np.zeros(cap, dtype=np.int64)
-    state = np.zeros(4, dtype=np.int64)
-    path = np.zeros(2 * MAX_STEPS, dtype=np.int8)
-    marks = np.zeros(26, dtype=np.int8)
-    res = np.zeros(2, dtype=np.int64)
-    one = np.empty((1, 26), dtype=np.int8)
-    one_p = np.empty((1, 5), dtype=np.float64)
-    one_k = np.empty(1, dtype=np.int8)
-    one_r = np.empty((1, 26), dtype=np.int8)
-    one_v = np.empty((1, 5), dtype=np.float32)
+    net = (esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
+    s = scratch(CAPACITY, TABLE_SIZE)
+    # the deeper search's own (the root's plays stay in s)
+    deep = scratch(CAPACITY, TABLE_SIZE) if checker_ply > 0 else scratch(1, 1)
     board = np.empty(26, dtype=np.int8)
     nxt = np.empty(26, dtype=np.int8)
     chosen = np.empty(26, dtype=np.int8)
@@ -143,29 +125,6 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     luck = np.empty(5, dtype=np.float64)
     tmp = np.empty(5, dtype=np.float64)
     rootv = np.empty(5, dtype=np.float64)
-    # the 1-ply chooser's own scratch (the root's plays stay in the arrays above)
-    icap = cap if checker_ply > 0 else 1
-    i_children = np.empty((icap, 26), dtype=np.int8)
-    i_probs = np.empty((icap, 5), dtype=np.float64)
-    i_kinds = np.empty(icap, dtype=np.int8)
-    i_counts = np.empty(2, dtype=np.int64)
-    i_mover = np.empty((icap, 5), dtype=np.float64)
-    i_eqs = np.empty(icap, dtype=np.float64)
-    i_rows = np.empty((icap, 26), dtype=np.int8)
-    i_values = np.empty((icap, 5), dtype=np.float32)
-    i_out = np.zeros((icap, 26), dtype=np.int8)
-    i_steps = np.zeros((icap, 2 * MAX_STEPS), dtype=np.int8)
-    i_table = np.zeros(TABLE_SIZE if checker_ply > 0 else 1, dtype=np.int32)
-    i_hashes = np.zeros(icap, dtype=np.int64)
-    i_state = np.zeros(4, dtype=np.int64)
-    i_path = np.zeros(2 * MAX_STEPS, dtype=np.int8)
-    i_marks = np.zeros(26, dtype=np.int8)
-    i_res = np.zeros(2, dtype=np.int64)
-    i_nxt = np.empty(26, dtype=np.int8)
-    i_mine = np.empty(5, dtype=np.float64)
-    taken = np.empty(icap, dtype=np.bool_)
-    child_p = np.empty(5, dtype=np.float64)
-    best_p = np.empty(5, dtype=np.float64)
     record = paths.shape[0] > 0
     max_len = paths.shape[1] - 1 if record else MAX_PLIES
     for k in range(boards.shape[0]):
@@ -186,21 +145,13 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                     _to_root(tmp, root_moves, rootv)
                     end = END_OVER
                     break
-                if (trunc > 0 and ply >= trunc) or ply >= max_len or ply >= MAX_PLIES:
-                    one[0] = board
-                    static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
-                                  class_net, w1m, b1, w2t, b2, activation, dist, gdist, two,
-                                  binom)
-                    _to_root(one_p[0], root_moves, rootv)
-                    end = END_TRUNCATED
-                    break
-                if stop_bearoff and ply > 0 and _two_sided(board, two, binom):
-                    one[0] = board
-                    static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
-                                  class_net, w1m, b1, w2t, b2, activation, dist, gdist, two,
-                                  binom)
-                    _to_root(one_p[0], root_moves, rootv)
-                    end = END_BEAROFF
+                stop = (trunc > 0 and ply >= trunc) or ply >= max_len or ply >= MAX_PLIES
+                at_bearoff = (not stop and stop_bearoff and ply > 0
+                              and _two_sided(board, two, binom))
+                if stop or at_bearoff:
+                    value_of(board, s, net, tmp)
+                    _to_root(tmp, root_moves, rootv)
+                    end = END_BEAROFF if at_bearoff else END_TRUNCATED
                     break
                 if quasi and ply == 0:
                     r36 = t % 36
@@ -212,53 +163,22 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                 first = 0 if vr else actual
                 last = 21 if vr else actual + 1
                 for r in range(first, last):
-                    code = best_static(board, int(_R1[r]), int(_R2[r]), caucasian, True,
-                                       children, probs, kinds, counts, mover, eqs, rows,
-                                       values, w_out, w_steps, table, hashes, state, path,
-                                       marks, hash_keys, esc, class_net, w1m, b1, w2t, b2,
-                                       activation, dist, gdist, two, binom, res)
-                    if code != 0:
+                    if best_of(board, int(_R1[r]), int(_R2[r]), caucasian, s, hash_keys,
+                               net) != 0:
                         return TOO_MANY
-                    n = res[0]
-                    if n >= 2:
-                        best = res[1]
-                        if checker_ply > 0 and r == actual:
-                            found = best_one_ply(
-                                n, best, children, eqs, keep, window, taken, caucasian,
-                                i_children, i_probs, i_kinds, i_counts, i_mover, i_eqs, i_rows,
-                                i_values, i_out, i_steps, i_table, i_hashes, i_state, i_path,
-                                i_marks, hash_keys, esc, class_net, w1m, b1, w2t, b2,
-                                activation, dist, gdist, two, binom, i_res, one, one_p, one_k,
-                                one_r, one_v, i_nxt, i_mine, child_p, best_p)
-                            if found < 0:
-                                return TOO_MANY
-                            if not vr:
-                                best = found
-                            else:       # the luck stays measured with the 0-ply best
-                                for i in range(26):
-                                    chosen[i] = children[found, i]
-                        for i in range(26):
-                            nxt[i] = children[best, i]
-                        if vr:
-                            for c in range(5):
-                                mine[c] = mover[best, c]
-                    else:
-                        if n == 1:
-                            for i in range(26):
-                                nxt[i] = -w_out[0, 25 - i]
-                        else:
-                            for i in range(26):
-                                nxt[i] = -board[25 - i]
-                        if vr:
-                            one[0] = nxt
-                            static_values(one, True, one_p, one_k, counts, one_r, one_v, esc,
-                                          class_net, w1m, b1, w2t, b2, activation, dist,
-                                          gdist, two, binom)
-                            invert_into(one_p[0], mine)
                     if vr:
-                        for c in range(5):
-                            roll_vals[r, c] = mine[c]
-                    if r == actual and not (vr and checker_ply > 0 and n >= 2):
+                        mover_after(board, s, net, nxt, roll_vals[r])
+                    else:
+                        result_of(board, s, nxt)
+                    if r != actual:
+                        continue
+                    if checker_ply > 0 and s.res[0] >= 2:
+                        found = best_deeper(checker_ply, int(s.res[0]), s, keep, window,
+                                            keep2, window2, caucasian, deep, hash_keys, net)
+                        if found < 0:
+                            return TOO_MANY
+                        chosen[:] = s.children[found]
+                    else:
                         chosen[:] = nxt
                 board[:] = chosen
                 if vr:
