@@ -309,6 +309,29 @@ def test_pruned_two_ply_equals_naive() -> None:
     np.testing.assert_allclose(got, naive(net, pos, 2, net.prune, 4), atol=1e-12)
 
 
+@pytest.mark.parametrize("pruned", [False, True])
+def test_two_ply_hint_figures_are_each_results_two_ply_value(pruned: bool) -> None:
+    """The 2-ply stage reuses the replies the 1-ply stage picked for the same candidates: each
+    play searched to 2-ply still carries exactly its result's own 2-ply value (one board at a
+    time, nothing shared), and the 1-ply survivors the 2-ply filter dropped their 1-ply one."""
+    net = PrunedNet() if pruned else TinyNet()
+    ev = Evaluator(networks=net, filters=[MoveFilter(8, 0.3), MoveFilter(3, 0.3)])
+    seen = set()
+    for pid, dice in [(CONTACT[0], (3, 1)), (CONTACT[3], (4, 2))]:
+        pos = Position.from_id(pid)
+        hints = ev.hint(pos, dice, ply=2, n=None)
+        seen.add(sum(h.ply == 2 for h in hints))
+        for h in hints:
+            if h.ply == 0:
+                continue
+            single = Evaluator(networks=net).probabilities(h.play.position.swapped(), ply=h.ply)
+            want = np.array(single)[[0, 3, 4, 1, 2]]
+            want[0] = 1.0 - single[0]
+            np.testing.assert_allclose(h.probabilities, want, atol=1e-12)
+        assert ev.best_play(pos, dice, ply=2) == hints[0].play
+    assert max(seen) >= 2     # the reuse was exercised: several plays went to 2-ply
+
+
 def test_pruning_never_touches_root_plays() -> None:
     net = PrunedNet()
     pos = Position.from_id(CONTACT[4])

@@ -59,6 +59,8 @@ _log = logging.getLogger("gbot.eval")
 
 _F32 = npt.NDArray[np.float32]
 _I64 = npt.NDArray[np.int64]
+_Memo = dict[bytes, tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]]
+"""One root decision's reply picks by board bytes (see :meth:`Evaluator._pick`)."""
 _KernelArgs = tuple[_I64, _I64, _F32, _F32, _F32, _F32, int, _F32, _F32, _F32, _I64]
 """What the kernels of :mod:`gbot.core.bestplay` take after their scratch arrays: the
 networks' forward-pass arrays, then the bear-off tables' (empty until needed)."""
@@ -201,7 +203,7 @@ def _kernel_args(nets: BoardEvaluator) -> _KernelArgs | None:
         return None
     from gbot.core import bearoff as _bk
     from gbot.core import bestplay as _bp
-    from gbot.ids import decode
+    from gbot.notations.position_id import decode
 
     try:
         empty = np.empty((0, 0), dtype=np.float32)
@@ -453,31 +455,48 @@ class Evaluator:
             size *= 4
         return children[:total], offsets, probs[:total], kinds[:total], counts
 
-    def _pick(self, boards: Board, ws: _mg.Workspace
-              ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """For each board and roll, the reply the side to move picks by 0-ply (pruned when a
-        pruner is present): ``(children, chosen rows, children's probabilities)``; only the
-        chosen rows' probabilities are guaranteed to be full 0-ply figures."""
+    def _pick(self, boards: Board, ws: _mg.Workspace, memo: _Memo | None = None
+              ) -> tuple[Board, npt.NDArray[np.float64]]:
+        """For each board and roll (group ``21 * i + r``), the reply the side to move picks
+        by 0-ply (pruned when a pruner is present): ``(chosen boards, their probabilities)``.
+
+        ``memo`` (one root decision's): picks already made for these boards are reused when
+        every board has them, and the picks made here are kept in it."""
+        keys: list[bytes] = []
+        if memo is not None:
+            keys = [b.tobytes() for b in boards]
+            if all(k in memo for k in keys):
+                got = [memo[k] for k in keys]
+                return (np.concatenate([g[0] for g in got]),
+                        np.concatenate([g[1] for g in got]))
         children, offsets, probs, kinds, counts = self._expand(boards, ws)
         chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
         pruner = self.pruner
         if pruner is None or int(counts[0]) + int(counts[1]) == children.shape[0]:
             self._fill(children, probs, kinds, counts, dedup=True)
             _ex.pick_best(probs, offsets, chosen)
-            return children, chosen, probs
-        net = kinds == _ex.NET
-        _distinct(pruner.evaluate, children, kinds, _ex.NET, int(np.count_nonzero(net)), probs)
-        selected = np.empty(children.shape[0], dtype=np.bool_)
-        _ex.prune_select(probs, offsets, self.prune_keep, selected)
-        full = selected & net
-        n_full = int(np.count_nonzero(full))
-        if n_full:
-            _distinct(self.networks.evaluate, children, full.view(np.int8), 1, n_full, probs)
-        _ex.pick_best_of(probs, offsets, selected, chosen)
-        return children, chosen, probs
+        else:
+            net = kinds == _ex.NET
+            _distinct(pruner.evaluate, children, kinds, _ex.NET, int(np.count_nonzero(net)),
+                      probs)
+            selected = np.empty(children.shape[0], dtype=np.bool_)
+            _ex.prune_select(probs, offsets, self.prune_keep, selected)
+            full = selected & net
+            n_full = int(np.count_nonzero(full))
+            if n_full:
+                _distinct(self.networks.evaluate, children, full.view(np.int8), 1, n_full,
+                          probs)
+            _ex.pick_best_of(probs, offsets, selected, chosen)
+        picked, picked_probs = children[chosen], probs[chosen]
+        r = _ex.N_ROLLS
+        for i, k in enumerate(keys):
+            memo[k] = (picked[r * i:r * i + r], picked_probs[r * i:r * i + r])  # type: ignore[index]
+        return picked, picked_probs
 
-    def _values(self, boards: Board, ply: int, ws: _mg.Workspace) -> npt.NDArray[np.float64]:
-        """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll)."""
+    def _values(self, boards: Board, ply: int, ws: _mg.Workspace, memo: _Memo | None = None
+                ) -> npt.NDArray[np.float64]:
+        """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll);
+        ``memo``: the root decision's reply picks (see :meth:`_pick`)."""
         if ply == 0:
             return self._static(boards)
         n = boards.shape[0]
@@ -493,11 +512,11 @@ class Evaluator:
         m = _dd.unique_rows(live, np.zeros(live.shape[0], dtype=np.int8), 0, distinct, inverse)
         if m < live.shape[0]:
             live = distinct[:m]
-        children, chosen, child_probs = self._pick(live, ws)
+        replies, reply_probs = self._pick(live, ws, memo)
         if ply == 1:
-            picked = child_probs[chosen]
+            picked = reply_probs
         else:
-            picked = self._values(np.ascontiguousarray(children[chosen]), ply - 1, ws)
+            picked = self._values(np.ascontiguousarray(replies), ply - 1, ws)
         res = np.empty((live.shape[0], 5), dtype=np.float64)
         _ex.average_over_rolls(picked, _ex.ROLL_WEIGHTS, res)
         if m < inverse.shape[0]:
@@ -567,13 +586,15 @@ class Evaluator:
         if ply == 0 and not full:
             return n, np.array([best]), probs, eqs, plies, s
         alive = np.arange(n)
+        memo: _Memo = {}     # the candidates' reply picks: a later stage meets them again
         for stage in range(ply):
             f = self.filters[min(stage, len(self.filters) - 1)]
             order = alive[np.argsort(-eqs[alive], kind="stable")]
             keep = order[eqs[order] >= eqs[order[0]] - f.window][:f.keep]
             if keep.shape[0] == 1 and not full:
                 break
-            deeper = invert(self._values(np.ascontiguousarray(children[keep]), stage + 1, ws))
+            deeper = invert(self._values(np.ascontiguousarray(children[keep]), stage + 1, ws,
+                                         memo))
             probs[keep] = deeper
             eqs[keep] = equities(deeper)
             plies[keep] = stage + 1
