@@ -197,7 +197,8 @@ def main() -> None:
           f"({t_net / len(batch) * 1e6:.2f} us each; target >= {TARGETS['batch']:,})")
     print(f"  gbot Evaluator.evaluate: {len(batch) / t_ev:12,.0f} positions/s")
     if g is not None:
-        sub = [gnubg_board(Position._trusted(b)) for b in batch[:20_000]]
+        sub = [gnubg_board(Position.from_owned_array(np.array(b, dtype=np.int8)))
+               for b in batch[:20_000]]
         t_g, _ = timed(lambda: [g.probabilities(b, 0) for b in sub])
         print(f"  gnubg-nn probabilities : {len(sub) / t_g:12,.0f} positions/s "
               f"({t_g / len(sub) * 1e6:.2f} us each, one call per board) -> gbot "

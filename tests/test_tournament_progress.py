@@ -8,7 +8,7 @@ import re
 from click.testing import CliRunner
 
 from gbot.cli import main
-from gbot.tournament.report import _rating, _svg
+from gbot.tournament.report import format_rating, running_svg
 from gbot.tournament.runner import Progress
 
 
@@ -27,8 +27,9 @@ def test_progress_line_has_an_eta() -> None:
 
 
 def test_ratings_never_print_minus_zero() -> None:
-    assert _rating(-0.04) == "+0.0" and _rating(-0.0) == "+0.0" and _rating(0.04) == "+0.0"
-    assert _rating(-0.06) == "-0.1" and _rating(12.34) == "+12.3"
+    assert format_rating(-0.04) == "+0.0" and format_rating(-0.0) == "+0.0"
+    assert format_rating(0.04) == "+0.0"
+    assert format_rating(-0.06) == "-0.1" and format_rating(12.34) == "+12.3"
 
 
 def _labels(svg: str) -> list[str]:
@@ -36,10 +37,10 @@ def _labels(svg: str) -> list[str]:
 
 
 def test_axis_labels_drawn_once() -> None:
-    assert _labels(_svg({"a v b": [1.0, 2.0, 3.0]})) == ["+0", "+3"]        # lo is 0
-    assert _labels(_svg({"a v b": [-1.0, -4.0]})) == ["+0", "-4"]          # hi is 0
-    assert _labels(_svg({"a v b": [-20.0, 30.0]})) == ["+0", "-20", "+30"]
-    assert _labels(_svg({"a v b": [-0.2, 40.0]})) == ["+0", "+40"]         # -0 sits on +0
+    assert _labels(running_svg({"a v b": [1.0, 2.0, 3.0]})) == ["+0", "+3"]        # lo is 0
+    assert _labels(running_svg({"a v b": [-1.0, -4.0]})) == ["+0", "-4"]          # hi is 0
+    assert _labels(running_svg({"a v b": [-20.0, 30.0]})) == ["+0", "-20", "+30"]
+    assert _labels(running_svg({"a v b": [-0.2, 40.0]})) == ["+0", "+40"]         # -0 sits on +0
 
 
 def test_tournament_money_defaults_are_gnubgs() -> None:

@@ -22,7 +22,7 @@ from gbot.tournament.stats import elo_ratings, pairing_stats, running_score
 if TYPE_CHECKING:
     from gbot.tournament.runner import RunSummary
 
-__all__ = ["html", "summarize", "text", "write_reports"]
+__all__ = ["format_rating", "html", "running_svg", "summarize", "text", "write_reports"]
 
 
 def _rules_text(cfg: dict[str, Any]) -> str:
@@ -139,7 +139,7 @@ def text(s: dict[str, Any]) -> str:
         lines += ["", f"Elo-style ratings (from {s['rated_on']} won; "
                   + ("first player = 0)" if s["config"]["scheme"] == "gauntlet" else "mean 0)")]
         for label, r in s["ratings"].items():
-            lines.append(f"  {label:<24} {_rating(r):>8s}")
+            lines.append(f"  {label:<24} {format_rating(r):>8s}")
     lines += ["", "players:"]
     for p in s["players"]:
         lines.append(f"  {p['label']}: {p['spec']}" + (f" ({p['plays']})" if p["plays"] else ""))
@@ -157,12 +157,12 @@ def _signed(v: float, digits: int) -> str:
     return f"{(r if r != 0 else 0.0):+.{digits}f}"
 
 
-def _rating(v: float) -> str:
+def format_rating(v: float) -> str:
     """An Elo-style rating to one decimal (``+0.0``, not ``-0.0``)."""
     return _signed(v, 1)
 
 
-def _svg(running: dict[str, list[float]], width: int = 720, height: int = 320) -> str:
+def running_svg(running: dict[str, list[float]], width: int = 720, height: int = 320) -> str:
     """Running scores as an SVG line chart (A's cumulative points against games)."""
     series = {k: v for k, v in running.items() if v}
     if not series:
@@ -222,7 +222,7 @@ def html(s: dict[str, Any]) -> str:
     if s["ratings"] and (len(s["ratings"]) > 2 or s["config"]["scheme"] != "head-to-head"):
         ratings = ("<h2>Ratings</h2><p>Elo-style, from " + e(s["rated_on"]) + " won.</p>"
                    "<table><tr><th>player</th><th>rating</th></tr>"
-                   + "".join(f"<tr><td>{e(k)}</td><td>{_rating(v)}</td></tr>"
+                   + "".join(f"<tr><td>{e(k)}</td><td>{format_rating(v)}</td></tr>"
                              for k, v in s["ratings"].items()) + "</table>")
     players = "".join(f"<li><b>{e(p['label'])}</b>: <code>{e(p['spec'])}</code>"
                       + (f" ({e(p['plays'])})" if p["plays"] else "") + "</li>"
@@ -236,7 +236,7 @@ def html(s: dict[str, Any]) -> str:
         "<title>gbot tournament</title>", f"<style>{style}</style></head><body>",
         "<h1>gbot tournament</h1>", f"<p>{e(_head(s))}</p>", *table, ratings,
         "<h2>Running score</h2><p>Each pairing's first player's net points, game by game "
-        "(mirrored games next to each other).</p>", _svg(s["running"]),
+        "(mirrored games next to each other).</p>", running_svg(s["running"]),
         f"<h2>Players</h2><ul>{players}</ul>",
         f"<p><small>gbot {e(s['gbot'])}</small></p>", "</body></html>", ""])
 
