@@ -72,6 +72,12 @@ def skips_cube_model(win: float, state: MatchState, me: int) -> bool:
     return win < NO_DOUBLE_BELOW and not state.post_crawford and not dead_for_opponent(state, me)
 
 
+CUBE_PLY = 2
+"""The least look-ahead of the engine's cube decisions (double, take, beaver): a 0-ply engine
+still looks two rolls ahead for them, as gnubg's 2-ply cube analysis does (one decision a turn
+inside the doubling window, about 0.1 s); against gnubg's 2-ply verdicts this cuts the cube
+errors several times over the static model (``scripts/cube_calibration.py``, docs/cube.md)."""
+
 SHORT_BEAROFF_CHECKERS = 6
 """Bear-offs with at most this many checkers per side (gnubg's exact two-sided bear-off
 database covers 6 checkers on 6 points) get the look-ahead cube decision at 0-ply."""
@@ -99,10 +105,14 @@ class Engine:
     """
 
     def __init__(self, evaluator: Any | None = None, ply: int = 0,
-                 rules: Rules | None = None) -> None:
+                 rules: Rules | None = None, cube_ply: int | None = None) -> None:
         if ply < 0:
             raise ValueError(f"ply must be 0 or more, got {ply!r}")
+        if cube_ply is not None and cube_ply < 0:
+            raise ValueError(f"cube_ply must be 0 or more, got {cube_ply!r}")
         self.ply = ply
+        self.cube_ply = max(ply, CUBE_PLY) if cube_ply is None else cube_ply
+        """The look-ahead of cube decisions (default: ``ply``, at least :data:`CUBE_PLY`)."""
         self.rules = rules if rules is not None else Rules()
         self.evaluator = (evaluator if evaluator is not None
                           else _default_evaluator(self.rules.caucasian))
@@ -153,7 +163,8 @@ class Engine:
                 and self._cube is not None and ev.caucasian == r.caucasian
                 and r.end_mode == "backgammons"):
             return _NoFastPath(r)
-        return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE)
+        return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE,
+                        cube_lookahead=self.cube_ply > 0)
 
     # --- checker play ---------------------------------------------------------------------
     def choose_play(self, pos: Position, dice: Sequence[int],
@@ -312,12 +323,15 @@ class Engine:
         :attr:`cube_model`)."""
         cube = self._cube
         assert cube is not None
-        if self.ply > 0:
-            return cube.cube_decision(pos, on_roll, self.ply, evaluator=self.evaluator)
-        if provides(self.evaluator, "evaluate") and _short_bearoff(pos.board):
+        ply = self.cube_ply
+        if not provides(self.evaluator, "evaluate"):
+            ply = self.ply        # the look-ahead needs batch evaluation: the engine's own ply
+        elif ply < SHORT_BEAROFF_PLY and _short_bearoff(pos.board):
             # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
             # the exact bear-off tables does not (and costs little this late)
-            return cube.cube_decision(pos, on_roll, SHORT_BEAROFF_PLY, evaluator=self.evaluator)
+            ply = SHORT_BEAROFF_PLY
+        if ply > 0:
+            return cube.cube_decision(pos, on_roll, ply, evaluator=self.evaluator)
         ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
         return cube.decide(self.probabilities(pos), ctx)
 

@@ -64,17 +64,22 @@ class FastPath:
     """One-call answers for an engine at 0-ply with :class:`gbot.Evaluator` under ``rules``.
 
     ``no_double_below`` and ``no_resign_above`` are the engine's thresholds
-    (:data:`gbot.engine.NO_DOUBLE_BELOW`, :data:`gbot.engine.NO_RESIGN_ABOVE`).
+    (:data:`gbot.engine.NO_DOUBLE_BELOW`, :data:`gbot.engine.NO_RESIGN_ABOVE`);
+    ``cube_lookahead``: the engine decides the cube by a look-ahead (:attr:`Engine.cube_ply`),
+    so every cube decision that needs more than the no-double screen is left to it.
     """
 
     def __init__(self, evaluator: Evaluator, rules: Rules, no_double_below: float,
-                 no_resign_above: float) -> None:
+                 no_resign_above: float, *, cube_lookahead: bool = False) -> None:
         self.evaluator = evaluator
         self.rules = rules
+        self.cube_lookahead = cube_lookahead
         cube = np.zeros(_an.N_CUBE, dtype=np.float64)
         cube[_an.MULT:_an.MULT + 3] = END_MULTIPLIERS[rules.end_mode]
+        # the kernel leaves a capped cube's decision to the general path; so it does every
+        # cube decision the engine looks ahead for (those the no-double screen lets through)
         cube[[_an.JACOBY, _an.BEAVERS, _an.CUBE_CAP]] = (rules.jacoby, rules.beavers,
-                                                         rules.cube_cap)
+                                                         rules.cube_cap or cube_lookahead)
         self.head: tuple[Any, ...] = (
             evaluator.caucasian, evaluator.exact_bearoff, rules.cube_enabled, rules.max_cube,
             no_double_below, no_resign_above, rules.end_mode == "backgammons", cube)
@@ -110,6 +115,8 @@ class FastPath:
                                   s.counts, s.rows, s.values, ws.out, ws.steps, ws.table,
                                   ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
         elif code == _an.NEED_CUBE:         # a match's cube decision: the cube model
+            if self.cube_lookahead:
+                return None
             code = _an.match_cube(f, s.probs[0], *mine[:10], *mine[11:13])
         if code == _an.FALLBACK:
             return None

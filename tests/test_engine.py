@@ -1,6 +1,7 @@
 """The decision engine (:mod:`gbot.engine`): its answers against the modules it stands on.
 
-Cube actions against :func:`gbot.cube.decision.decide` on the same probabilities, the take
+Cube actions against :func:`gbot.cube.decision.decide` on the same probabilities (the
+static model, ``cube_ply=0``) and against the cube look-ahead (the default), the take
 answer against the doubler's decision, plays against the evaluator's best play, the one-call
 answers (:meth:`Engine.fast_reply`) against the engine's own general answers for the same line,
 and where the engine declines the one-call path.
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from gbot.cube.decision import board_cube_life, context_from_state, decide
-from gbot.engine import NO_DOUBLE_BELOW, Engine, _short_bearoff
+from gbot.cube.decision import board_cube_life, context_from_state, cube_decision, decide
+from gbot.engine import CUBE_PLY, NO_DOUBLE_BELOW, Engine, _short_bearoff
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Position
 from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_line
@@ -40,32 +42,59 @@ def _money(cube: int = 1, owner: int = CENTRE, rules: Rules | None = None) -> Ma
                       rules=rules or Rules())
 
 
-def test_cube_action_is_the_cube_modules_decision(engine: Engine) -> None:
+@pytest.fixture(scope="module")
+def model_engine(engine: Engine) -> Engine:
+    """The engine deciding the cube by the static model (no look-ahead), same evaluator."""
+    return Engine(engine.evaluator, cube_ply=0)
+
+
+def test_cube_ply_defaults() -> None:
+    assert CUBE_PLY == 2
+    ev = Engine().evaluator
+    assert Engine(ev).cube_ply == CUBE_PLY
+    assert Engine(ev, ply=1).cube_ply == 2
+    assert Engine(ev, ply=3).cube_ply == 3
+    assert Engine(ev, cube_ply=0).cube_ply == 0
+    with pytest.raises(ValueError):
+        Engine(ev, cube_ply=-1)
+
+
+def _cube_module_decision(engine: Engine, pos: Position, st: MatchState) -> Any:
+    if engine.cube_ply == 0:
+        return decide(engine.probabilities(pos), context_from_state(st, board_cube_life(pos)))
+    return cube_decision(pos, st, engine.cube_ply, evaluator=engine.evaluator)
+
+
+@pytest.mark.parametrize("which", ["model", "lookahead"])
+def test_cube_action_is_the_cube_modules_decision(engine: Engine, model_engine: Engine,
+                                                  which: str) -> None:
+    eng = model_engine if which == "model" else engine
     checked = 0
     for pos in _contact(40, seed=3):
         for st in (_money(), _money(2, 0), MatchState(match_length=7, score=(2, 4),
                                                        player_on_roll=0)):
-            p = engine.probabilities(pos)
+            p = eng.probabilities(pos)
             want = "roll"
             if st.may_double(0) and (p[0] >= NO_DOUBLE_BELOW or st.post_crawford):
-                d = decide(p, context_from_state(st, board_cube_life(pos)))
-                want = "double" if d.doubles else "roll"
+                want = "double" if _cube_module_decision(eng, pos, st).doubles else "roll"
             if _short_bearoff(pos.board):
                 continue                      # those get the look-ahead decision
-            assert engine.cube_action(pos, st) == want
+            assert eng.cube_action(pos, st) == want
             checked += 1
     assert checked > 60
 
 
-def test_take_answer_is_the_doublers_decision(engine: Engine) -> None:
+@pytest.mark.parametrize("which", ["model", "lookahead"])
+def test_take_answer_is_the_doublers_decision(engine: Engine, model_engine: Engine,
+                                              which: str) -> None:
+    eng = model_engine if which == "model" else engine
     for pos in _contact(30, seed=5):
         st = replace(_money(), player_on_roll=1, player_to_act=0, double_offered=True)
         doubler = pos.swapped()
-        d = decide(engine.probabilities(doubler),
-                   context_from_state(replace(st, player_on_roll=1, double_offered=False),
-                                      board_cube_life(doubler)))
+        d = _cube_module_decision(eng, doubler,
+                                  replace(st, player_on_roll=1, double_offered=False))
         want = "drop" if d.response == "pass" else "take"
-        assert engine.respond_double(pos, st) == want
+        assert eng.respond_double(pos, st) == want
 
 
 def test_plays_are_the_evaluators_best_play(engine: Engine) -> None:

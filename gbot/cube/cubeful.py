@@ -47,6 +47,7 @@ from __future__ import annotations
 import enum
 import sys
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -309,12 +310,20 @@ def cubeful_many(rows: list[Probs], lives: list[float], ctx: CubeContext
     """The level model's values of ``rows[i]`` (checked probabilities) with cube life
     ``lives[i]`` in ``ctx``, in one kernel call (any context, Janowski's included)."""
     can = ctx.can_double()
+    return [_from_raw(o, ctx, can) for o in cube_values_raw(rows, lives, ctx)]
+
+
+def cube_values_raw(rows: Sequence[Probs] | Array, lives: Sequence[float] | Array,
+                    ctx: CubeContext) -> Array:
+    """The level model's raw no double, double/take, double/pass values ``[n, 3]`` of
+    ``rows[i]`` (checked probabilities) with cube life ``lives[i]`` in ``ctx``: money points
+    (times the cube) or match winning chances (:func:`cubeful_many` makes equities of them)."""
     out = np.empty((len(rows), 3), dtype=np.float64)
-    if _core.cube_values_rows(np.array(rows, dtype=np.float64).reshape(-1, 5),
-                              np.array(lives, dtype=np.float64), multipliers(ctx.end_mode),
-                              *kernel_situation(ctx), can, out) != 0:
+    if _core.cube_values_rows(np.asarray(rows, dtype=np.float64).reshape(-1, 5),
+                              np.asarray(lives, dtype=np.float64), multipliers(ctx.end_mode),
+                              *kernel_situation(ctx), ctx.can_double(), out) != 0:
         raise CubeError(f"the cube model outgrew its arrays in {ctx!r}")
-    return [_from_raw(o, ctx, can) for o in out]
+    return out
 
 
 def kernel_situation(ctx: CubeContext) -> tuple[bool, int, int, Array, int, int, int, bool,
@@ -400,6 +409,6 @@ __all__ = ["CubeContext", "CubefulEquities", "Owner", "cubeful", "cubeful_mwc", 
            "money_equity", "cubeless_mwc", "check_probs", "MAX_CUBE", "BEAROFF_LIFE",
            "CONTACT_LIFE", "CRASHED_LIFE", "END_MULTIPLIERS", "RACE_LIFE_BASE", "RACE_LIFE_MAX",
            "RACE_LIFE_MIN", "RACE_LIFE_PER_PIP", "board_cube_life", "cube_mwcs",
-           "cubeful_clipped", "cubeful_many", "dead_no_double", "jacoby_applies",
+           "cubeful_clipped", "cubeful_many", "cube_values_raw", "dead_no_double", "jacoby_applies",
            "janowski_applies", "kernel_situation", "multipliers", "outcome_table",
            "outcome_value", "top_cube", "with_cube_life", "NO_TABLE"]

@@ -33,9 +33,12 @@ from gbot.cube.cubeful import (
     board_cube_life,
     check_probs,
     cube_mwcs,
+    cube_values_raw,
     cubeful_clipped,
+    janowski_applies,
 )
 from gbot.cube.met import mwc_to_equity
+from gbot.cube.plays import cube_lives, money_values
 from gbot.errors import CubeError
 from gbot.eval.protocol import EvaluatorProtocol
 
@@ -97,7 +100,6 @@ class _Node:
 
 def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArray[np.int8]]:
     """For each roll, the legal results flipped to the opponent's view."""
-    from gbot.core.board import flip_py
     from gbot.core.movegen import legal_boards
 
     out = []
@@ -105,7 +107,7 @@ def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArra
         res = legal_boards(board, d1, d2, caucasian)
         if res.shape[0] == 0:
             res = board.reshape(1, 26)
-        out.append(np.stack([flip_py(r) for r in res]).astype(np.int8))
+        out.append(np.ascontiguousarray(-res[:, ::-1], dtype=np.int8))   # each flip_py'd
     return out
 
 
@@ -114,8 +116,9 @@ def _is_over(board: npt.NDArray[np.int8]) -> bool:
 
 
 def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
-           ev: BatchEvaluator, caucasian: bool) -> _Node:
-    node = _Node(board=board, probs=probs, life=board_cube_life(board), children=[])
+           ev: BatchEvaluator, caucasian: bool, life: float | None = None) -> _Node:
+    node = _Node(board=board, probs=probs,
+                 life=board_cube_life(board) if life is None else life, children=[])
     if ply == 0 or _is_over(board):
         return node
     groups = _candidates(board, caucasian)
@@ -127,8 +130,9 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
         j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
         picked.append((g[j], p0[k + j]))
         k += n
-    for b, p in picked:
-        node.children.append(_build(b, p, ply - 1, ev, caucasian))
+    lives = cube_lives(np.stack([b for b, _ in picked]))
+    for (b, p), life in zip(picked, lives, strict=True):
+        node.children.append(_build(b, p, ply - 1, ev, caucasian, float(life)))
     # The node's own probabilities at this ply: the rolls' average, seen from this side.
     kids = np.stack([c.probs for c in node.children])[:, _INVERT]
     kids[:, 0] = 1.0 - kids[:, 0]
@@ -157,13 +161,14 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
     if can:
         states.append(("dt", Owner.OPPONENT, 2 * ctx.cube))
     raw: dict[str, float] = {}
+    leaves = all(not c.children for c in node.children)
     for name, owner, cube in states:
         opp_ctx = swap_context(ctx, owner, cube)
-        total = 0.0
-        for w, child in zip(WEIGHTS, node.children, strict=True):
-            v = _best_value(child, opp_ctx)
-            total += float(w) * (-v if ctx.is_money else 1.0 - v)
-        raw[name] = total
+        if leaves:
+            v = _leaf_values(node.children, opp_ctx)
+        else:
+            v = np.array([_best_value(child, opp_ctx) for child in node.children])
+        raw[name] = float(WEIGHTS @ (-v if ctx.is_money else 1.0 - v))
     c = ctx.cube
     nan = float("nan")
     if ctx.is_money:
@@ -179,17 +184,52 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
         can_double=can)
 
 
-def _best_value(node: _Node, ctx: CubeContext) -> float:
-    """Points (money) or winning chance (match) of the best cube action at ``node``."""
-    e = _equities(node, ctx)
+def _leaf_values(leaves: list[_Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
+    """:func:`_best_value` of each of ``leaves`` (nodes without a search below) in ``ctx``,
+    the cube model run for all of them in one call."""
+    lives = [leaf.life for leaf in leaves]
+    if janowski_applies(ctx):
+        probs = np.array([_checked(leaf) for leaf in leaves], dtype=np.float64)
+        return money_values(probs, lives, ctx) * ctx.cube
+    rows = [_checked(leaf) for leaf in leaves]
+    raw = cube_values_raw(rows, lives, ctx)
+    if not ctx.can_double():
+        return np.ascontiguousarray(raw[:, 0])     # points (times the cube) or the mwc
+    out = np.empty(len(leaves), dtype=np.float64)
+    if ctx.is_money:              # a capped cube: points, per unit cube for the rule
+        c = ctx.cube
+        for i, row in enumerate(rows):
+            nd, dt, dp = raw[i] / c
+            a = _core.action_of(nd, dt, dp, row[1], ctx.beavers)
+            out[i] = _core.pick(a, _core.response_of(dt, dp, ctx.beavers), nd, dt, dp) * c
+        return out
+    win, lose = cube_mwcs(ctx)
+    if win == lose:
+        raise CubeError(f"cube {ctx.cube!r} decides nothing at {ctx.away!r}-away, "
+                        f"{ctx.opp_away!r}-away")
+    for i, row in enumerate(rows):
+        nd, dt, dp = (mwc_to_equity(float(x), win, lose) for x in raw[i])
+        a = _core.action_of(nd, dt, dp, row[1], False)
+        out[i] = _core.pick(a, _core.response_of(dt, dp, False), raw[i, 0], raw[i, 1], raw[i, 2])
+    return out
+
+
+def _value_of(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
+    """Points (money) or winning chance (match) of the best cube action, from the three
+    cubeful equities ``e`` of a position with checked probabilities ``probs`` in ``ctx``."""
     if not e.can_double:
         return e.nd * ctx.cube if ctx.is_money else e.nd_mwc
     beavers = ctx.is_money and ctx.beavers
-    action = _core.action_of(e.nd, e.dt, e.dp, _checked(node)[1], beavers)
+    action = _core.action_of(e.nd, e.dt, e.dp, probs[1], beavers)
     response = _core.response_of(e.dt, e.dp, beavers)
     if ctx.is_money:
         return float(_core.pick(action, response, e.nd, e.dt, e.dp)) * ctx.cube
     return float(_core.pick(action, response, e.nd_mwc, e.dt_mwc, e.dp_mwc))
+
+
+def _best_value(node: _Node, ctx: CubeContext) -> float:
+    """Points (money) or winning chance (match) of the best cube action at ``node``."""
+    return _value_of(_equities(node, ctx), _checked(node), ctx)
 
 
 def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEvaluator,

@@ -1,0 +1,59 @@
+"""The cubeful lookahead's batched leaf values (:mod:`gbot.cube.lookahead`) against the
+one-position cube model (:func:`gbot.cube.cubeful.cubeful_clipped` and the decision rule)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gbot.core import cubemath as _core
+from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
+from gbot.cube.lookahead import _leaf_values, _Node
+
+
+def _reference(probs: tuple[float, ...], life: float, ctx: CubeContext) -> float:
+    """The best cube action's value, one position at a time (points or winning chance)."""
+    e = cubeful_clipped(check_probs(probs), replace(ctx, cube_life=life))
+    if not e.can_double:
+        return e.nd * ctx.cube if ctx.is_money else e.nd_mwc
+    beavers = ctx.is_money and ctx.beavers
+    a = _core.action_of(e.nd, e.dt, e.dp, probs[1], beavers)
+    r = _core.response_of(e.dt, e.dp, beavers)
+    if ctx.is_money:
+        return float(_core.pick(a, r, e.nd, e.dt, e.dp)) * ctx.cube
+    return float(_core.pick(a, r, e.nd_mwc, e.dt_mwc, e.dp_mwc))
+
+
+def _random_probs(rng: np.random.Generator) -> tuple[float, ...]:
+    win = rng.uniform(0.02, 0.98)
+    wg = win * rng.uniform(0, 0.4)
+    lg = (1 - win) * rng.uniform(0, 0.4)
+    return (win, wg, wg * rng.uniform(0, 0.2), lg, lg * rng.uniform(0, 0.2))
+
+
+CONTEXTS = [
+    CubeContext(),
+    CubeContext(cube=2, owner=Owner.ME, jacoby=True, beavers=True),
+    CubeContext(cube=2, owner=Owner.OPPONENT, beavers=True),
+    CubeContext(cube=2, owner=Owner.ME, cube_cap=8),               # capped money
+    CubeContext(cube=8, owner=Owner.OPPONENT, cube_cap=8),         # capped, cannot double
+    CubeContext(match_length=7, away=4, opp_away=2, cube=2, owner=Owner.ME),
+    CubeContext(match_length=5, away=3, opp_away=5),
+    CubeContext(match_length=5, away=1, opp_away=3, crawford=True),  # cannot double
+    CubeContext(match_length=5, away=3, opp_away=1, cube=2, owner=Owner.ME),  # post-Crawford
+]
+
+
+@pytest.mark.parametrize("k", range(len(CONTEXTS)))
+def test_leaf_values_are_the_one_position_model(k: int) -> None:
+    ctx = CONTEXTS[k]
+    rng = np.random.default_rng(k)
+    probs = [_random_probs(rng) for _ in range(21)]
+    lives = rng.uniform(0.3, 0.9, 21)
+    leaves = [_Node(board=np.zeros(26, dtype=np.int8), probs=np.array(p), life=float(x),
+                    children=[]) for p, x in zip(probs, lives, strict=True)]
+    got = _leaf_values(leaves, ctx)
+    want = [_reference(p, float(x), ctx) for p, x in zip(probs, lives, strict=True)]
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
