@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Rollout speed: games per CPU-second, gbot at 0-ply with and without variance reduction and
-at 1-ply checker play, beside gnubg-nn's ``rollout`` and GNU Backgammon 1.07's own rollout
-(0- and 1-ply) on the same positions, same run.
+at 1- and 2-ply checker play, beside gnubg-nn's ``rollout`` and GNU Backgammon 1.07's own
+rollout (0-, 1- and 2-ply) on the same positions, same run.
 
 CPU seconds (not wall time) are counted, so the figures are per core on a shared machine:
 gbot's by ``time.process_time`` around the kernel calls (one process, one thread), gnubg's and
 gnubg-nn's as the CPU time of their child processes less a start-up run with no games.
 
     python3 scripts/bench_rollout.py [--games 360] [--vr-games 36] [--ply1-games 6]
+                                     [--ply2-games 1]
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def bench_gbot(games: int, vr: bool, checker_ply: int = 0) -> dict[str, object]:
                      "plies_per_game": float(plies.mean())})
     cpu = time.process_time() - t
     n = games * boards.shape[0]
-    return {"engine": f"gbot {checker_ply}-ply{' + VR' if vr else ''}", "games": n, "cpu_s": cpu,
-            "wall_s": time.perf_counter() - w, "games_per_cpu_s": n / cpu, "positions": rows}
+    return {"engine": f"gbot {checker_ply}-ply{' + VR' if vr else ''}", "ply": checker_ply,
+            "vr": vr, "games": n, "cpu_s": cpu, "wall_s": time.perf_counter() - w,
+            "games_per_cpu_s": n / cpu, "positions": rows}
 
 
 _NN_SCRIPT = """
@@ -89,7 +91,7 @@ def bench_gnubg_nn(games: int, timeout: float = 60.0) -> dict[str, object]:
         cpu += got["cpu_s"]
         rows.append({"position": pid, "probabilities": got["result"][0]})
     n = games * len(rows)
-    out: dict[str, object] = {"engine": "gnubg-nn rollout", "games": n, "cpu_s": cpu,
+    out: dict[str, object] = {"engine": "gnubg-nn rollout", "ply": 0, "games": n, "cpu_s": cpu,
                               "games_per_cpu_s": n / cpu if cpu else None, "positions": rows}
     if errors:
         out["errors"] = errors
@@ -116,7 +118,7 @@ def bench_gnubg(games: int, binary: str = "/usr/games/gnubg", ply: int = 0
     mode."""
     name = f"gnubg 1.07 rollout ({ply}-ply, no VR, 1 thread)"
     if not os.path.exists(binary):
-        return {"engine": name, "error": f"{binary} not found"}
+        return {"engine": name, "ply": ply, "error": f"{binary} not found"}
     cpu = []
     for n in (0, games):
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
@@ -128,7 +130,7 @@ def bench_gnubg(games: int, binary: str = "/usr/games/gnubg", ply: int = 0
         os.unlink(fh.name)
     used = cpu[1] - cpu[0]
     total = games * len(POSITIONS)
-    return {"engine": name, "games": total,
+    return {"engine": name, "ply": ply, "games": total,
             "cpu_s": used, "startup_cpu_s": cpu[0], "games_per_cpu_s": total / used}
 
 
@@ -138,13 +140,19 @@ def main() -> None:
     ap.add_argument("--vr-games", type=int, default=36, help="games per position with VR")
     ap.add_argument("--ply1-games", type=int, default=6,
                     help="games per position at 1-ply checker play (0: skip)")
+    ap.add_argument("--nn-timeout", type=float, default=20.0,
+                    help="seconds each gnubg-nn rollout call may take (it runs away here)")
+    ap.add_argument("--ply2-games", type=int, default=1,
+                    help="games per position at 2-ply checker play (0: skip)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = [bench_gbot(a.games, False), bench_gbot(a.vr_games, True),
-            bench_gnubg_nn(a.games), bench_gnubg(a.games)]
+            bench_gnubg_nn(a.games, a.nn_timeout), bench_gnubg(a.games)]
     if a.ply1_games > 0:
         rows += [bench_gbot(a.ply1_games, False, 1), bench_gbot(a.ply1_games, True, 1),
                  bench_gnubg(a.ply1_games, ply=1)]
+    if a.ply2_games > 0:
+        rows += [bench_gbot(a.ply2_games, False, 2), bench_gnubg(a.ply2_games, ply=2)]
     if a.json:
         print(json.dumps(rows, indent=2))
         return
@@ -153,11 +161,12 @@ def main() -> None:
             print(f"{r['engine']:<44s} failed: {r['error']}")
             continue
         rate = r["games_per_cpu_s"]
-        one = "1-ply" in str(r["engine"]) and len(rows) > 4
-        ref = rows[4] if one else rows[0]
+        # the reference: gbot's row at the same ply without variance reduction
+        ref = next(g for g in rows if str(g["engine"]).startswith("gbot")
+                   and g["ply"] == r["ply"] and not g["vr"])
         ref_rate = float(ref["games_per_cpu_s"])  # type: ignore[arg-type]
-        ratio = (f"  (gbot {'1' if one else '0'}-ply/this {ref_rate / float(rate):.2f})"  # type: ignore[arg-type]
-                 if r is not ref and rate and not str(r["engine"]).startswith("gbot") else "")
+        ratio = (f"  (gbot {r['ply']}-ply/this {ref_rate / float(rate):.2f})"  # type: ignore[arg-type]
+                 if rate and not str(r["engine"]).startswith("gbot") else "")
         print(f"{r['engine']:<44s} {r['games']:6d} games {r['cpu_s']:8.2f} CPU-s  "
               f"{rate:8.1f} games/CPU-s{ratio}")
     nn = rows[2]
