@@ -122,7 +122,7 @@ def main() -> None:
         finally:
             depth[0] -= 1
 
-    ev._values = counted  # type: ignore[method-assign]
+    ev._values = counted  # type: ignore[method-assign,assignment]
     total = 0.0
     for p, d in cases:
         t = clock()
