@@ -27,7 +27,9 @@ evaluator, every reply is scored with it and only the ``prune_keep`` best of eac
 scored by the full networks before the pick. Root plays are never pruned.
 
 Every network call is one batch over all candidates and rolls of a level, each distinct board
-evaluated once (:mod:`gbot.core.dedup`). Nothing is cached between calls. With
+evaluated once (:mod:`gbot.core.dedup`). Within one decision, the replies a stage picked for
+a candidate are reused when a deeper stage searches that candidate again (the same figures);
+nothing is cached between calls. With
 :class:`gbot.eval.net.Networks`, 0-ply best plays and 0-ply values take one kernel call
 (:mod:`gbot.core.bestplay`), checked against the general search when first used. An
 :class:`Evaluator` may be shared by threads: scratch space is per thread and the networks are
