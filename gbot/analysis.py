@@ -324,6 +324,8 @@ class _Game:
     def _cube(self, pos: Any, st: Any, doubled: bool, i: int) -> Decision | None:
         from gbot.cube import cube_decision
 
+        if not doubled and cube_is_dead(st, st.player_on_roll):
+            return None               # no cube decision there (as gnubg)
         if not doubled and (self.money or not (st.crawford or st.post_crawford)):
             p0 = self.ev.probabilities(pos, 0)
             if p0[0] < CUBE_FROM:
@@ -361,6 +363,13 @@ class _Game:
         return Decision(self.game.number, i, a.player, "take", pos.id(), (0, 0), chosen, best,
                         err, None if self.money else err * stakes / 2.0, mark(err),
                         options[best])
+
+
+def cube_is_dead(state: Any, player: int) -> bool:
+    """In match play: winning this game at the present cube already gives ``player`` the
+    match, so doubling cannot gain; such turns are not cube decisions."""
+    return bool(state.match_length > 0
+                and state.cube_value >= state.match_length - state.score[player])
 
 
 def _analyse_game(args: tuple[MatchRecord, int, int, str | None]) -> list[Decision]:

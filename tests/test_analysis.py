@@ -138,3 +138,35 @@ def test_gnubg_sgf_reads_as_its_mat_export() -> None:
     b = matfile.read(data / "gnubg_3pt.mat")
     assert _actions(a) == _actions(b) and len(a.games) == 3
     assert a.names == b.names == ("gbot", "gnubg") and a.final_score == b.final_score
+
+
+def test_no_cube_decision_where_the_cube_is_dead() -> None:
+    from pathlib import Path
+
+    from gbot.records import matfile
+
+    # gnubg 0-ply (player 0) against gbot 0-ply, 3 points (/work/shared/tools/gnubg_match.py):
+    # in game 2 player 0 (2-away at 1-0) takes a redouble to 4, after which winning
+    # the game wins the match; gnubg 1.07's 2-ply analysis counts 7 close or actual cube
+    # decisions for player 0 and 5 for player 1
+    rec = matfile.read(Path(__file__).parent / "data" / "gnubg_3pt_dead_cube.mat")
+    a = analyse(rec, ply=0)
+    cube_at: dict[tuple[int, int], int] = {}
+    for g in rec.games:
+        cube = 1
+        for i, act in enumerate(g.actions):
+            cube_at[g.number, i] = cube
+            if act.kind in ("take", "beaver"):
+                cube *= 4 if act.kind == "beaver" else 2
+    dead = 0
+    for d in a.decisions:
+        if d.kind != "cube":
+            continue
+        g = rec.games[d.game]
+        away = rec.match_length - g.score[d.player]
+        dead += d.played == "no double" and cube_at[d.game, d.index] >= away
+    assert dead == 0
+    # the turns it leaves out are many: player 0 rolls on with a dead 4-cube to the end
+    assert any(cube_at[g.number, i] >= rec.match_length - g.score[0]
+               for g in rec.games for i, act in enumerate(g.actions)
+               if act.player == 0 and act.kind == "roll")
