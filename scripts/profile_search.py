@@ -113,16 +113,16 @@ def main() -> None:
     depth = [0]
     values = ev._values
 
-    def counted(boards: Any, ply: int, ws: Any) -> Any:
+    def counted(boards: Any, ply: int, ws: Any, memo: Any = None) -> Any:
         key = (depth[0], ply)
         levels.setdefault(key, []).append(len(boards))
         depth[0] += 1
         try:
-            return values(boards, ply, ws)
+            return values(boards, ply, ws, memo)
         finally:
             depth[0] -= 1
 
-    ev._values = counted  # type: ignore[method-assign,assignment]
+    ev._values = counted  # type: ignore[method-assign]
     total = 0.0
     for p, d in cases:
         t = clock()

@@ -17,11 +17,23 @@ _EMPTY = -1
 
 
 @jit
+def _word(b: npt.NDArray[np.int8], at: int, k: int) -> int:
+    """Bytes ``b[at:at + k]`` (k <= 8) as one little-endian integer."""
+    x = 0
+    for j in range(k):
+        x |= (int(b[at + j]) & 0xFF) << (8 * j)
+    return x
+
+
+@jit
 def _row_hash(b: npt.NDArray[np.int8]) -> int:
-    h = 1469598103934665603
-    for j in range(b.shape[0]):
-        h = (h ^ (int(b[j]) + 16)) * 1099511628211
-    return h ^ (h >> 31)
+    """A hash of a 26-byte board from its bytes taken eight at a time (four multiplies
+    instead of one per byte)."""
+    h = _word(b, 0, 8) * 0x1E3779B97F4A7C15
+    h ^= _word(b, 8, 8) * 0x7F4A7C159E3779B9 + (h >> 29)
+    h ^= _word(b, 16, 8) * 0x165667B19E3779F9 + (h >> 31)
+    h ^= _word(b, 24, 2) * 0x27D4EB2F165667C5 + (h >> 27)
+    return h ^ (h >> 32)
 
 
 @jit
@@ -43,7 +55,7 @@ def unique_rows(boards: npt.NDArray[np.int8], kinds: npt.NDArray[np.int8], kind:
     while size < 2 * n:
         size *= 2
     mask = size - 1
-    table = np.full(size, _EMPTY, dtype=np.int64)
+    table = np.full(size, _EMPTY, dtype=np.int32)
     m = 0
     for i in range(n):
         if kinds[i] != kind:
