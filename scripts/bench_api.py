@@ -31,6 +31,16 @@ sizes), before and after commit f984309 back to back (each figure: gbot, gnubg-n
   (2.35x) after; about 1.5 us per candidate goes to the forward pass (features 0.45 us).
 * 1-ply: 4.63x before, 4.88x after (2.1 ms); 2-ply: 4.36x before, 4.61x after (16.2 ms per
   decision against the < 10 ms target; the forward pass is ~70 % of it).
+
+Later (commits 3046e1b, 3c96404, cf2b492: the 2-ply stage reuses the 1-ply stage's reply picks,
+the second move filter's window 0.06 -> 0.04, faster duplicate removal), same machine but far
+busier (load average 9.5, ``--clock cpu``, default sizes): legal_plays 0.40x (kernel 0.91x),
+0-ply 1.73x (82.9 / 143.7 us), 1-ply 4.28x (3.7 ms), 2-ply 5.68x (21.2 / 120.4 ms). The old
+and new evaluator timed case by case on 60 distinct contact positions in one run, twice: 2-ply
+25.2 -> 18.0 ms (4.67x -> 6.53x gnubg-nn) and 20.9 -> 14.4 ms (5.08x -> 7.38x). Where a 2-ply
+decision's time goes: ``scripts/profile_search.py`` (forward pass ~72-74 %, move expansion
+~15 %, duplicate removal 5 %); the forward pass itself is about half feature counting
+(``gbot.core.encode.feature_counts``, about half of that the two ``_shots`` calls).
 """
 
 from __future__ import annotations
