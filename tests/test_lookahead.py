@@ -1,5 +1,7 @@
-"""The cubeful lookahead's batched leaf values (:mod:`gbot.cube.lookahead`) against the
-one-position cube model (:func:`gbot.cube.cubeful.cubeful_clipped` and the decision rule)."""
+"""The cubeful lookahead (:mod:`gbot.cube.lookahead`): its batched leaf values against the
+one-position cube model (:func:`gbot.cube.cubeful.cubeful_clipped` and the decision rule),
+its one-call reply search (:mod:`gbot.core.cubetree`) against the search through
+``Evaluator.evaluate``."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import pytest
 
 from gbot.core import cubemath as _core
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
-from gbot.cube.lookahead import _leaf_values, _Node
+from gbot.cube.lookahead import _leaf_values, _Node, lookahead_cubeful
+from gbot.eval.evaluator import Evaluator
 
 
 def _reference(probs: tuple[float, ...], life: float, ctx: CubeContext) -> float:
@@ -57,3 +60,30 @@ def test_leaf_values_are_the_one_position_model(k: int) -> None:
     got = _leaf_values(leaves, ctx)
     want = [_reference(p, float(x), ctx) for p, x in zip(probs, lives, strict=True)]
     assert np.allclose(got, want, rtol=0, atol=1e-12)
+
+
+class _GeneralPath(Evaluator):
+    """The shipped evaluator, but not the exact type the lookahead's kernel serves: the
+    lookahead then searches through ``evaluate``."""
+
+
+def test_kernel_replies_search_as_the_general_path() -> None:
+    from tests.randomplay import random_positions
+
+    ev = Evaluator()
+    general = _GeneralPath()
+    boards = [b for i, (b, _, _) in enumerate(random_positions(400, seed=8)) if i % 40 == 0]
+    contexts = [CubeContext(cube_life=0.7),
+                CubeContext(match_length=7, away=3, opp_away=5, cube=2, owner=Owner.ME,
+                            cube_life=0.7)]
+    checked = 0
+    for k, board in enumerate(boards):
+        ctx = contexts[k % 2]
+        for ply in (1, 2) if k < 3 else (1,):
+            got, p_got = lookahead_cubeful(board, ctx, ev, ply=ply)
+            want, p_want = lookahead_cubeful(board, ctx, general, ply=ply)
+            assert np.allclose(p_got, p_want, rtol=0, atol=1e-12)
+            for a, b in ((got.nd, want.nd), (got.dt, want.dt)):
+                assert a == pytest.approx(b, abs=1e-12)
+            checked += 1
+    assert checked >= 10

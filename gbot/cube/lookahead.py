@@ -18,6 +18,7 @@ would make at once (a cube that is dead for the doubler but live for the taker).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -111,6 +112,51 @@ def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArra
     return out
 
 
+_ROLLS = np.array(ROLLS, dtype=np.int64)
+_TREES: dict[int, tuple[Any, ...]] = {}
+_LOCAL = threading.local()
+
+
+def _kernel_nets(ev: Any) -> tuple[Any, ...] | None:
+    """The networks' and bear-off tables' arrays for :func:`gbot.core.cubetree.replies` when
+    ``ev`` is a :class:`gbot.Evaluator` with exact bear-offs whose one-call kernels serve
+    (they pick what ``ev.evaluate`` ranks best); None: search through ``ev.evaluate``."""
+    from gbot.eval.evaluator import Evaluator
+
+    if type(ev) is not Evaluator or ev.exact_bearoff is not True:
+        return None
+    fast = ev.kernel_arrays()
+    if fast is None:
+        return None
+    hit = _TREES.get(id(fast))
+    if hit is None or hit[0] is not fast:
+        from gbot.eval.bearoff import tables
+
+        t = tables()
+        hit = (fast, (*fast[:7], t.rolls, t.gammon, t.two_sided, fast[10]))
+        if len(_TREES) > 8:
+            _TREES.clear()
+        _TREES[id(fast)] = hit
+    return hit[1]  # type: ignore[no-any-return]
+
+
+def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: tuple[Any, ...]
+                    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
+    """Per roll of :data:`ROLLS` the 0-ply best result (opponent's view) and the opponent's
+    probabilities there, from :func:`gbot.core.cubetree.replies` (None if it cannot)."""
+    from gbot.core import cubetree, movegen, oneply
+
+    s = getattr(_LOCAL, "scratch", None)
+    if s is None:
+        s = _LOCAL.scratch = oneply.scratch(movegen.CAPACITY, movegen.TABLE_SIZE)
+    boards = np.empty((len(ROLLS), 26), dtype=np.int8)
+    probs = np.empty((len(ROLLS), 5), dtype=np.float64)
+    if cubetree.replies(board, caucasian, _ROLLS, s, movegen.HASH_KEYS, nets, boards,
+                        probs) != 0:
+        return None
+    return boards, probs
+
+
 def _is_over(board: npt.NDArray[np.int8]) -> bool:
     return not bool(np.any(board > 0)) or not bool(np.any(board < 0))
 
@@ -121,15 +167,20 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
                  life=board_cube_life(board) if life is None else life, children=[])
     if ply == 0 or _is_over(board):
         return node
-    groups = _candidates(board, caucasian)
-    p0 = np.asarray(ev.evaluate(np.concatenate(groups), 0), dtype=np.float64)
-    k = 0
+    nets = _kernel_nets(ev)
+    fast = None if nets is None else _kernel_replies(board, caucasian, nets)
     picked: list[tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]] = []
-    for g in groups:
-        n = g.shape[0]
-        j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
-        picked.append((g[j], p0[k + j]))
-        k += n
+    if fast is not None:
+        picked = list(zip(fast[0], fast[1], strict=True))
+    else:
+        groups = _candidates(board, caucasian)
+        p0 = np.asarray(ev.evaluate(np.concatenate(groups), 0), dtype=np.float64)
+        k = 0
+        for g in groups:
+            n = g.shape[0]
+            j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
+            picked.append((g[j], p0[k + j]))
+            k += n
     lives = cube_lives(np.stack([b for b, _ in picked]))
     for (b, p), life in zip(picked, lives, strict=True):
         node.children.append(_build(b, p, ply - 1, ev, caucasian, float(life)))
