@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gbot.cube.plays import cube_lives
 from gbot.errors import GbotError
 from gbot.match import CENTRE, GameState, MatchState
 from gbot.position import Play, Position
@@ -156,7 +157,6 @@ def play_hints(engine: Any, pos: Position, dice: tuple[int, int], state: MatchSt
     by match winning chance in match play (and under end modes that rank by the cube), by
     cubeless equity in ordinary money play. ``n`` cuts the list (None: all)."""
     cube = _need_cube(engine)
-    from gbot.cube.plays import cube_lives
 
     st = engine.rules_state(state)
     me = st.player_to_act

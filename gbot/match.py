@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
+from gbot.errors import MatchRuleError
 from gbot.notations import match_id
 from gbot.notations.match_id import MatchIdFields
+from gbot.variations import checkers_per_side
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -73,7 +75,6 @@ class Rules:
 
     def __post_init__(self) -> None:
         """Reject switch values outside their documented sets."""
-        from gbot.errors import MatchRuleError
 
         if self.cube_cap not in CUBE_CAPS:
             raise MatchRuleError(f"cube cap must be one of {CUBE_CAPS}, got {self.cube_cap!r}")
@@ -102,8 +103,6 @@ class Rules:
     def end_multiplier(self, kind: int) -> int:
         """Points per cube for a loss of ``kind`` (1 single, 2 gammon, 3 backgammon)."""
         if kind not in (1, 2, 3):
-            from gbot.errors import MatchRuleError
-
             raise MatchRuleError(f"game-end kind must be 1, 2 or 3, got {kind!r}")
         return min(kind, self.max_end_multiplier)
 
@@ -117,7 +116,6 @@ class Rules:
     @property
     def checkers(self) -> int:
         """Checkers per side in this variation."""
-        from gbot.variations import checkers_per_side
 
         return checkers_per_side(self.variation)
 
@@ -203,7 +201,6 @@ class MatchState:
         """``board`` as a fresh ``int8[26]`` array (seen by ``player_on_roll``)."""
         import numpy as np
 
-        from gbot.errors import MatchRuleError
 
         if len(self.board) != 26:
             raise MatchRuleError(f"this match state has no board: {self.board!r}")

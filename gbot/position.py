@@ -15,7 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core import board as _board
+from gbot.core import movegen
 from gbot.core.board import Board
+from gbot.core.fastcall import entry_point
 from gbot.errors import BoardError, IllegalMoveError, MoveParseError
 from gbot.notations import position_id
 from gbot.notations.move_text import format_steps, hit_marks, parse_move
@@ -339,8 +341,6 @@ def _generator() -> tuple[Callable[..., int], npt.NDArray[np.int8], npt.NDArray[
     """This thread's move generator call: :func:`gbot.core.movegen.generate_packed`, its two
     workspace buffers and a memoryview of the packed output (movegen is imported on first
     use: it loads numba)."""
-    from gbot.core import movegen
-    from gbot.core.fastcall import entry_point
 
     ws = movegen.workspace()
     # a Position's board is always a read-only int8[26] array, the dice ints: the compiled

@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core.board import Board, flip_py
+from gbot.core.movegen import legal_boards, legal_plays_raw
 from gbot.errors import MatchRuleError
 from gbot.match import CENTRE, GameState, MatchState, Rules
 from gbot.variations import start_board
@@ -169,7 +170,6 @@ def can_double(state: MatchState) -> bool:
 
 def legal_results(state: MatchState) -> npt.NDArray[np.int8]:
     """Every legal resulting board (mover's view) for the rolled dice; empty when none."""
-    from gbot.core.movegen import legal_boards
 
     _need_playing(state)
     _need(state.dice != (0, 0), "the dice have not been rolled")
@@ -448,7 +448,6 @@ class MatchRecord:
 def steps_of(before: Board, after: Board, dice: tuple[int, int],
              caucasian: bool = False) -> tuple[tuple[int, int], ...]:
     """Single-die steps that turn ``before`` into ``after`` (both in the mover's view)."""
-    from gbot.core.movegen import legal_plays_raw
 
     boards, steps = legal_plays_raw(before, dice[0], dice[1], caucasian)
     for i in range(len(boards)):

@@ -38,10 +38,12 @@ from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 import gbot
+from gbot.engine import Engine
 from gbot.errors import GbotError
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.match import MAX_MATCH_LENGTH as MAX_LENGTH
 from gbot.position import Play, Position
+from gbot.variations import start_board
 
 __all__ = ["UbgiError", "UbgiSession", "move_payload", "run_session"]
 
@@ -265,8 +267,6 @@ class UbgiSession:
 
     # --- context -------------------------------------------------------------------------
     def _newgame(self, args: list[str]) -> list[str]:
-        from gbot.variations import start_board
-
         variant = {"backgammon": "standard", "nackgammon": "nackgammon",
                    "hypergammon": "hyper3"}[self.values["Variant"]]
         self.position = Position(start_board(variant))
@@ -517,7 +517,6 @@ def _one_line(text: str) -> str:
 
 
 def _default_factory() -> Callable[[Rules, int], Any]:
-    from gbot.engine import Engine
 
     shared: dict[str, Any] = {}
 

@@ -39,6 +39,7 @@ from gbot.cube.cubeful import (
     with_cube_life,
 )
 from gbot.errors import CubeError
+from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
 
 if TYPE_CHECKING:
@@ -162,8 +163,6 @@ def shared_evaluator() -> ProbabilitySource:
     global _shared
     with _shared_lock:
         if _shared is None:
-            from gbot.eval.evaluator import Evaluator  # type: ignore[import-not-found,unused-ignore]
-
             _shared = Evaluator()
         return _shared
 

@@ -29,7 +29,7 @@ from gbot.cube.cubeful import (
     check_probs,
     outcome_value,
 )
-from gbot.cube.decision import decide
+from gbot.cube.decision import board_cube_life, context_from_state, decide, shared_evaluator
 from gbot.cube.plays import decision_value
 from gbot.errors import CubeError
 
@@ -107,8 +107,6 @@ def position_resignation(probs: Probs, ctx: CubeContext, kind_now: int,
 
 def _probs_and_context(pos: Any, state: MatchState, ply: int,
                        evaluator: Any) -> tuple[Probs, CubeContext]:
-    from gbot.cube.decision import board_cube_life, context_from_state, shared_evaluator
-
     ev = evaluator if evaluator is not None else shared_evaluator()
     raw = tuple(float(v) for v in ev.probabilities(pos, ply=ply))
     probs = check_probs((raw[0], raw[1], raw[2], raw[3], raw[4]))

@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from gbot.core import bearoff as _k
 from gbot.core.board import Board
+from gbot.core.movegen import HASH_KEYS, Workspace
 from gbot.errors import BoardError
 
 __all__ = [
@@ -99,8 +100,6 @@ class BearoffTables:
 def _scratch() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int32],
                         npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int8],
                         npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    from gbot.core.movegen import HASH_KEYS, Workspace
-
     ws = Workspace()
     return (ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, HASH_KEYS)
 

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from gbot.core import classify as _cls
 from gbot.core import encode as _enc
 from gbot.core import forward as _fw
+from gbot.core.board import START
 from gbot.errors import WeightsError
 
 FORMAT = 1
@@ -137,7 +138,6 @@ class Networks:
 
     def warm(self) -> None:
         """Compile (or load from cache) the kernels once."""
-        from gbot.core.board import START
         self.evaluate(START[None, :])
 
     # -- files -----------------------------------------------------------------------------

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gbot.core.board import from_gnubg, to_gnubg
 from gbot.core.limits import MAX_CUBE
 from gbot.errors import GbotError, XgidError
+from gbot.match import CENTRE, GameState, MatchState, Rules
+from gbot.position import Position
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
-    from gbot.match import MatchState
-    from gbot.position import Position
 
 DEFAULT_MAX_CUBE_LOG2 = 10
 """The ``M`` field written when the rules have no cube cap (XG's usual value)."""
@@ -88,7 +89,6 @@ def _write_position(bottom: list[int], top: list[int]) -> str:
 
 
 def _position(b: Board) -> Position:
-    from gbot.position import Position
 
     return Position(b)
 
@@ -98,8 +98,6 @@ def parse_xgid(text: str) -> tuple[Position, MatchState]:
 
     Raises :class:`XgidError`, quoting ``text``, for anything that is not a valid XGID.
     """
-    from gbot.core.board import from_gnubg
-    from gbot.match import CENTRE, GameState, MatchState, Rules
 
     if not isinstance(text, str):
         raise XgidError(f"XGID must be a string, got {text!r}")
@@ -182,8 +180,6 @@ def format_xgid(pos: Position, state: MatchState) -> str:
     Raises :class:`XgidError` for what an XGID cannot say: a game not in play, a pending
     resignation or beaver, or a cube that is not a power of two up to 2**15.
     """
-    from gbot.core.board import to_gnubg
-    from gbot.match import CENTRE, GameState
 
     if state.game_state != GameState.PLAYING or state.resign_offered or state.beavers:
         raise XgidError(f"an XGID holds only a game in play with no resignation: {state!r}")
@@ -233,7 +229,6 @@ def as_loaded_by_gnubg(pos: Position, state: MatchState) -> tuple[Position, Matc
     match, and, when player 0 is on roll, swaps the players so the side on roll is player 1.
     The position is unchanged (it is seen by the side on roll either way).
     """
-    from gbot.match import CENTRE
 
     new = replace(state, double_offered=False, player_to_act=state.player_on_roll)
     if new.match_length:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from gbot.core import boardline as _bl
+from gbot.core.board import flip_py
 from gbot.core.boardline import (
     F_CAN_MOVE,
     F_COLOUR,
@@ -58,11 +59,11 @@ from gbot.core.boardline import (
 )
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.errors import FibsBoardError
+from gbot.match import CENTRE, GameState, MatchState, Rules
+from gbot.position import Position
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
-    from gbot.match import MatchState, Rules
-    from gbot.position import Position
 
 Dialect = Literal["gnubg_external", "fibs"]
 Question = Literal["move", "double_or_roll", "take_or_drop"]
@@ -146,7 +147,6 @@ class FibsBoard:
     @property
     def position(self) -> Position:
         """My position, as if I were on roll (also for a take question)."""
-        from gbot.position import Position
 
         # parsing checked the counts and signs; the compiled reader leaves the (read-only)
         # array it made, else a fresh one becomes the position's own
@@ -191,7 +191,6 @@ class FibsBoard:
         """:attr:`state` under ``rules`` (default: the defaults, in the line's Hypergammon
         variation when it has 1 to 3 checkers a side), with the Crawford flag overridden
         when ``crawford`` is given."""
-        from gbot.match import CENTRE, GameState, MatchState, Rules
 
         if rules is None:
             rules = Rules() if self.checkers == N_CHECKERS else Rules(
@@ -641,9 +640,6 @@ def gnubg_line(state: MatchState, me: int, names: tuple[str, str],
     beaver (:func:`format_beaver_question`); ``"resignation"`` is the position of the side
     offered a resignation, to be sent with ``resignation N`` after it.
     """
-    from gbot.core.board import flip_py
-    from gbot.match import CENTRE
-    from gbot.position import Position
 
     opp = 1 - me
     board = state.board_array()

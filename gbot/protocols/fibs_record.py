@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from gbot.errors import GbotError
 from gbot.match import GameState, MatchState
+from gbot.records import matfile, sgf
 from gbot.referee import Referee, game_points, legal_results
 
 if TYPE_CHECKING:
@@ -241,7 +242,6 @@ class MatchRecorder:
     def write(self, folder: str | Path) -> list[Path]:
         """Write the record to ``folder`` as ``.mat`` and ``.sgf``; returns the paths
         (none when nothing was recorded). A failure is logged, not raised."""
-        from gbot.records import matfile, sgf
 
         rec = self.record
         if rec is None or not rec.games or not any(g.actions for g in rec.games):

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 import gbot
 from gbot.errors import GbotError, ProtocolError
 from gbot.match import MatchState, Rules
+from gbot.position import Position
 from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_question
 
 if TYPE_CHECKING:
     from gbot.engine import Engine
-    from gbot.position import Position
 
 __all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line", "warm"]
 
@@ -125,7 +125,6 @@ def warm(engine: Engine) -> None:
     """Answer moves, cube questions and a bear-off, in money and match play, with ``engine``
     (a throwaway session): every kernel of the common questions loaded, and the bear-off
     tables, before play."""
-    from gbot.position import Position
 
     for pid, dice, length in (("4HPwATDgc/ABMA", (3, 1), 0), ("4HPwATDgc/ABMA", (0, 0), 0),
                               ("NwAAwB0AAAAAAA", (3, 1), 0), ("NwAAwB0AAAAAAA", (3, 1), 0),

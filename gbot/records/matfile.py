@@ -39,6 +39,7 @@ from gbot.errors import IllegalMoveError, MatchFileError, MatchRuleError, MovePa
 from gbot.match import GameState, Rules
 from gbot.notations.move_text import hits_along
 from gbot.position import Position
+from gbot.records.notes import gnubg_warnings, rules_text
 from gbot.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
 
 _LEFT = 5
@@ -129,7 +130,6 @@ def _game_lines(game: GameRecord, names: tuple[str, str]) -> list[str]:
 
 def _notes(record: MatchRecord) -> list[str]:
     """Comment lines: the rules played, and where gnubg's import will read them otherwise."""
-    from gbot.records.notes import gnubg_warnings, rules_text
 
     out = [f"; gbot: {rules_text(record.rules, record.match_length)}"]
     out += [f"; gnubg: {w}" for w in gnubg_warnings(record.rules, record.match_length)]

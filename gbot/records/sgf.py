@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gbot import __version__
 from gbot.errors import MatchFileError
 from gbot.match import GameState
+from gbot.records.notes import gnubg_warnings, rules_text
 from gbot.referee import Action, GameRecord, MatchRecord
 
 
@@ -63,7 +65,6 @@ def _nodes(game: GameRecord) -> list[str]:
 
 
 def _root(record: MatchRecord, game: GameRecord) -> str:
-    from gbot import __version__
 
     r = record.rules
     props = [f"FF[4]GM[6]CA[UTF-8]AP[gbot:{__version__}]",
@@ -84,7 +85,6 @@ def _root(record: MatchRecord, game: GameRecord) -> str:
 
 def _note(record: MatchRecord) -> str:
     """The first game's comment: the rules played, and where gnubg reads them otherwise."""
-    from gbot.records.notes import gnubg_warnings, rules_text
 
     lines = [f"gbot: {rules_text(record.rules, record.match_length)}"]
     lines += [f"gnubg: {w}" for w in gnubg_warnings(record.rules, record.match_length, sgf=True)]

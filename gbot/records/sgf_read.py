@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gbot.errors import MatchFileError
 from gbot.match import Rules
+from gbot.records.matfile import Entry, replay
 from gbot.referee import MatchRecord
 
 __all__ = ["loads", "parse", "read"]
@@ -125,7 +126,6 @@ def _mi(root: Node) -> dict[str, int]:
 
 def loads(text: str, rules: Rules | None = None) -> MatchRecord:
     """The match in SGF ``text``, every move checked by the referee."""
-    from gbot.records.matfile import Entry, replay
 
     trees = parse(text)
     if not trees:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gbot.core.board import flip_py
+from gbot.core.movegen import can_step, legal_plays_raw, play_step
 from gbot.match import CENTRE, GameState, MatchState
 from gbot.protocols import clip
 from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
@@ -252,7 +253,6 @@ def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple
     def name(p: int) -> int:
         return p if colour > 0 else 25 - p
 
-    from gbot.core.movegen import can_step, play_step
 
     b = np.array(board, dtype=np.int8)
     pool = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
@@ -277,7 +277,6 @@ def apply_steps(board: np.ndarray, steps: Sequence[tuple[int, int]], dice: tuple
 
 def max_steps(state: MatchState) -> int:
     """How many checker steps the rolled dice allow (FIBS's can-move field)."""
-    from gbot.core.movegen import legal_plays_raw
 
     if state.game_state != GameState.PLAYING or state.dice == (0, 0):
         return 0

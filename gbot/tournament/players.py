@@ -58,9 +58,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from gbot.core.board import flip_py
+from gbot.cube.decision import board_cube_life, context_from_state
+from gbot.cube.resign import should_accept
+from gbot.engine import Engine
 from gbot.errors import IllegalMoveError, MoveParseError, PlayerError, TournamentError
+from gbot.eval.evaluator import Evaluator
 from gbot.match import MatchState, Rules
 from gbot.position import Play, Position
+from gbot.protocols.fibs_board import gnubg_line
 
 __all__ = [
     "GNUBG_SKILLS",
@@ -327,15 +332,12 @@ class EnginePlayer:
         """gbot's engine at ``ply`` with the shipped networks, those in ``weights``, or (only
         when asked) the built-in heuristic. Networks that cannot be loaded are an error: a
         tournament never measures the fallback by accident."""
-        from gbot.engine import Engine
 
         if heuristic:
             engine = Engine(evaluator=_NO_NETWORKS, ply=ply, rules=rules)
             engine.evaluator = None
         else:
             try:
-                from gbot.eval.evaluator import Evaluator
-
                 evaluator = (Evaluator(weights, caucasian=rules.caucasian) if weights
                              else Evaluator(caucasian=rules.caucasian))
                 evaluator.probabilities(Position.initial(), 0)
@@ -351,7 +353,6 @@ class EnginePlayer:
     @classmethod
     def gnubgnn(cls, label: str, ply: int, rules: Rules) -> EnginePlayer:
         """gnubg-nn's networks and search at ``ply``, gbot's cube decisions on top."""
-        from gbot.engine import Engine
 
         engine = Engine(evaluator=GnubgNNEvaluator(), ply=ply, rules=rules)
         _warm(engine)
@@ -493,7 +494,6 @@ def board_line(state: MatchState, me: int, names: tuple[str, str],
                ) -> str:
     """The ``board:`` line (gnubg-external dialect) that asks ``me`` ``question`` in ``state``:
     :func:`gbot.protocols.fibs_board.gnubg_line`, the line's owner."""
-    from gbot.protocols.fibs_board import gnubg_line
 
     return gnubg_line(state, me, names, question)
 
@@ -822,8 +822,6 @@ class GnubgPlayer(ExternalPlayer):
         action under those probabilities (:func:`gbot.cube.resign.should_accept`, the rule
         gbot's own engine uses with its probabilities).
         """
-        from gbot.cube.decision import board_cube_life, context_from_state
-        from gbot.cube.resign import should_accept
 
         resigner = 1 - state.player_to_act
         line = board_line(state, resigner, (self._opponent, self.label), "resignation")

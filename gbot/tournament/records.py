@@ -23,7 +23,7 @@ import numpy as np
 from gbot.errors import TournamentError
 from gbot.match import GameState, MatchState, Rules
 from gbot.notations import position_id
-from gbot.referee import Action, GameRecord, new_match
+from gbot.referee import Action, GameRecord, match_winner, new_match
 from gbot.tournament.game import GameResult
 
 __all__ = ["RECORD_VERSION", "ResultStore", "game_record", "record_of", "state_after"]
@@ -57,7 +57,6 @@ def record_of(result: GameResult, pairing: tuple[str, str]) -> Record:
     a_seat = 0 if task.labels[0] == pairing[0] else 1
     a_points = 0 if winner < 0 else (end.game_points if winner == a_seat else -end.game_points)
     rolls = [f"{a.dice[0]}{a.dice[1]}" for a in rec.actions if a.kind == "roll"]
-    from gbot.referee import match_winner
 
     return {
         "v": RECORD_VERSION,

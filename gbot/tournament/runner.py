@@ -38,11 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from gbot.errors import GbotError, PlayerError, TournamentError
+from gbot.eval.net import Networks
 from gbot.match import MatchState, Rules
 from gbot.records import matfile
 from gbot.referee import MatchRecord, new_match, next_game
+from gbot.tournament.backends import make_backend
 from gbot.tournament.game import GameResult, GameTask
-from gbot.tournament.players import PlayerSpec, default_label, parse_player
+from gbot.tournament.players import PlayerSpec, default_label, find_gnubg, parse_player
 from gbot.tournament.records import (
     Record,
     ResultStore,
@@ -50,6 +52,7 @@ from gbot.tournament.records import (
     record_of,
     state_after,
 )
+from gbot.tournament.report import write_reports as write_report_files
 
 __all__ = ["SCHEMES", "Progress", "RunSummary", "TournamentConfig", "preflight", "run",
            "write_match_files"]
@@ -269,8 +272,6 @@ def preflight(config: TournamentConfig, backend: str = "process",
     for spec in config.specs():
         weights = spec.option("weights")
         if spec.kind == "gbot" and weights:
-            from gbot.eval.net import Networks
-
             try:
                 Networks.load(weights)
             except GbotError as exc:
@@ -279,8 +280,6 @@ def preflight(config: TournamentConfig, backend: str = "process",
                     f"{exc}; 'gbot,eval=heuristic' plays the built-in heuristic instead"
                 ) from None
         elif spec.kind == "gnubg":
-            from gbot.tournament.players import find_gnubg
-
             if find_gnubg(spec.option("binary")) is None:
                 raise PlayerError(f"player {spec.text()!r}: gnubg binary not found "
                                   f"({spec.option('binary') or 'gnubg, /usr/games/gnubg'})")
@@ -352,7 +351,6 @@ def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process
     A player failure stops the run with :class:`~gbot.errors.PlayerError` after saving what
     finished; Ctrl-C (KeyboardInterrupt) does the same and is re-raised.
     """
-    from gbot.tournament.backends import make_backend
 
     folder = Path(folder)
     if check:
@@ -440,9 +438,7 @@ def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process
                              engines)
         write_match_files(summary)
         if write_reports:
-            from gbot.tournament.report import write_reports as _write
-
-            _write(summary)
+            write_report_files(summary)
     return summary
 
 

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core.board import Board
+from gbot.core.classify import BEAROFF, RACE, classify_many
 
 PLIES = (1, 2, 3)
 FILTER_MAX_MOVES = 5
@@ -99,7 +100,6 @@ def tidy(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32]
     """``probs`` (side the board is seen by) with impossible gammons and backgammons at zero
     and the cumulative order kept (``win >= win_g >= win_bg``, ``1 - win >= lose_g >= lose_bg``).
     """
-    from gbot.core.classify import BEAROFF, RACE, classify_many
 
     b = np.ascontiguousarray(np.asarray(boards, dtype=np.int8).reshape(-1, 26))
     p = np.array(probs, dtype=np.float32).reshape(-1, 5)

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core.board import from_gnubg
+
 
 def gnubg() -> Any:
     """The ``gnubg_nn`` module (an optional training/benchmark dependency)."""
@@ -29,7 +31,6 @@ def to_gnubg_lists(boards: npt.NDArray[np.int8]) -> list[list[list[int]]]:
 
 def from_gnubg_key(key: str) -> npt.NDArray[np.int8]:
     """Board (``board[1]`` of the key to move) of a gnubg-nn position key."""
-    from gbot.core.board import from_gnubg
 
     opp, me = gnubg().boardfromkey(key)
     return from_gnubg(me, opp)

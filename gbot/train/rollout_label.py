@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from gbot.rollout import RolloutError, rollout_boards
+
 __all__ = ["load", "prepare", "run"]
 
 
@@ -51,8 +53,6 @@ def _check_settings(out: Path, settings: dict[str, int]) -> None:
         return
     differ = {k: (kept[k], v) for k, v in settings.items() if k in kept and kept[k] != v}
     if differ:
-        from gbot.rollout import RolloutError
-
         said = ", ".join(f"{k} {a!r} (asked {b!r})" for k, (a, b) in sorted(differ.items()))
         raise RolloutError(f"{out} was labelled with {said}; use another --out")
 
@@ -84,7 +84,6 @@ def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int,
            workers: int, checker_ply: int
            ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Rollouts of ``boards``, position numbers counted from ``start`` (the dice hash)."""
-    from gbot.rollout import rollout_boards
 
     # rollout_boards numbers its boards from 0; the part's start goes into the seed
     probs, se = rollout_boards(boards, trials, truncate=truncate, seed=(seed + start) % 2**32,

@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core.board import START
+from gbot.core.movegen import legal_boards
+from gbot.eval.net import Networks
 from gbot.train.oracle import gnubg, to_gnubg_lists
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -97,12 +99,10 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         starts: npt.NDArray[np.int8] | None = None) -> None:
     """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
     opening or, given ``starts``, from those boards in turn."""
-    from gbot.core.movegen import legal_boards
 
     out.mkdir(parents=True, exist_ok=True)
     nets = None
     if policy == "gbot":
-        from gbot.eval.net import Networks
         nets = Networks.load(weights) if weights else Networks.default()
     done = sorted(out.glob("chunk-*.npz"))
     start_chunk = len(done)

@@ -26,7 +26,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.eval.evaluator import Evaluator
+from gbot.train.bgsage_bridge import Bgsage
 from gbot.train.label import prepare
+from gbot.train.oracle import probabilities
 
 __all__ = ["EQUITY", "TEACHERS", "close_candidate_groups", "close_candidates", "make_teacher",
            "prepare", "run"]
@@ -87,12 +90,8 @@ def make_teacher(teacher: str, plies: int, weights: str | None = None
                  ) -> Callable[[npt.NDArray[np.int8]], npt.NDArray[np.float32]]:
     """A function from ``int8[n, 26]`` boards (side to move) to cubeless probabilities."""
     if teacher == "gnubg-nn":
-        from gbot.train.oracle import probabilities
-
         return lambda b: probabilities(b, plies)
     if teacher == "gbot":
-        from gbot.eval.evaluator import Evaluator
-
         ev = Evaluator(weights) if weights else Evaluator()
         ev.warm()
 
@@ -100,8 +99,6 @@ def make_teacher(teacher: str, plies: int, weights: str | None = None
             return np.asarray(ev.evaluate(b, ply=plies), dtype=np.float32)
         return label
     if teacher == "bgsage":
-        from gbot.train.bgsage_bridge import Bgsage
-
         return Bgsage(plies, threads=1).probabilities
     raise ValueError(f"unknown teacher {teacher!r} (choose from {', '.join(TEACHERS)})")
 

@@ -27,8 +27,10 @@ from typing import Any
 import gbot
 from gbot.engine import Engine
 from gbot.errors import GbotError
+from gbot.hints import cube_hint, play_hints, resign_hint, take_hint
 from gbot.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
 from gbot.position import Play, Position
+from gbot.rollout import Rollout, RolloutSettings
 
 __all__ = [
     "MAX_CHECKERS",
@@ -374,7 +376,6 @@ class Service:
             raise RequestError("the game is over: a side has no checkers left")
         eng = self.engine(self.rules, ply)
         if eng.plays_by_state(state):       # match play: ranked by match winning chance
-            from gbot.hints import play_hints
 
             ranked: list[tuple[Play, tuple[float, ...]]] = [
                 (h.play, h.probabilities) for h in play_hints(eng, pos, dice, state)]
@@ -453,7 +454,6 @@ class Service:
         """``POST /hint``: what ``gbot hint`` shows. With dice, the plays as the engine ranks
         them (its choice first); without, the cube decision; with a double pending, the
         answer to it; with a resignation pending, whether to accept it."""
-        from gbot.hints import play_hints, resign_hint
 
         sit, rules, ply = self._situation(body)
         n = _count(body)
@@ -500,7 +500,6 @@ class Service:
         """``POST /eval``: what ``gbot eval`` shows: cubeless probabilities and equity, the
         cubeful equity of the right cube action (money) or cubeless and cubeful match winning
         chances and EMG (match), and the cube decision's words."""
-        from gbot.hints import cube_hint
 
         sit, rules, ply = self._situation(body)
         eng = self.engine(rules, ply)
@@ -526,7 +525,6 @@ class Service:
     def cube(self, body: Mapping[str, Any]) -> Json:
         """``POST /cube``: the cube decision of the side on roll and the opponent's answer
         (with a double pending in the notation, also the taker's figures)."""
-        from gbot.hints import take_hint
 
         sit, rules, ply = self._situation(body)
         eng = self.engine(rules, ply)
@@ -540,8 +538,6 @@ class Service:
         return out
 
     def _cube_json(self, eng: Engine, sit: Situation) -> Json:
-        from gbot.hints import cube_hint
-
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         h = cube_hint(eng, sit.position, st)
@@ -566,7 +562,6 @@ class Service:
         """``POST /rollout``: a rollout by :mod:`gbot.rollout` (0-ply checker play, cubeful
         by the 0-ply cube model): of the plays of the dice (the ``count`` best at 0-ply, at
         most :data:`MAX_ROLLOUT_PLAYS`), else of the cube decision and the position."""
-        from gbot.rollout import Rollout, RolloutSettings
 
         sit, rules, ply = self._situation(body)
         trials = _int(body.get("trials", DEFAULT_TRIALS), "trials")
