@@ -323,17 +323,27 @@ class Engine:
         :attr:`cube_model`)."""
         cube = self._cube
         assert cube is not None
-        ply = self.cube_ply
-        if not provides(self.evaluator, "evaluate"):
-            ply = self.ply        # the look-ahead needs batch evaluation: the engine's own ply
-        elif ply < SHORT_BEAROFF_PLY and _short_bearoff(pos.board):
-            # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
-            # the exact bear-off tables does not (and costs little this late)
-            ply = SHORT_BEAROFF_PLY
+        ply = self.cube_decision_ply(pos, on_roll)
         if ply > 0:
             return cube.cube_decision(pos, on_roll, ply, evaluator=self.evaluator)
         ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
         return cube.decide(self.probabilities(pos), ctx)
+
+    def cube_decision_ply(self, pos: Position, on_roll: MatchState) -> int:
+        """The look-ahead :meth:`cube_decision` uses for ``pos`` in ``on_roll``: 0 (the static
+        model) or the plies of the cubeful look-ahead."""
+        ply = self.cube_ply
+        if not provides(self.evaluator, "evaluate"):
+            ply = self.ply        # the look-ahead needs batch evaluation: the engine's own ply
+        elif _short_bearoff(pos.board):
+            # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
+            # the exact bear-off tables does not (and costs little this late)
+            ply = max(ply, SHORT_BEAROFF_PLY)
+        elif ply > self.ply and dead_for_opponent(on_roll, on_roll.player_on_roll):
+            # a free redouble (the cube is dead for the opponent): the model makes it at
+            # once, a look-ahead with no game end in reach values it only equal to waiting
+            ply = self.ply
+        return ply
 
     def may_beaver(self, state: MatchState) -> bool:
         """Whether the doubled side may beaver in ``state``: money play with beavers on and

@@ -197,6 +197,12 @@ def _decision(engine: Any, pos: Position, state: MatchState) -> Any:
     return engine.cube_decision(pos, _for(engine.rules_state(state), state.player_on_roll))
 
 
+def _decision_ply(engine: Any, pos: Position, st: MatchState) -> int:
+    """The ply of the engine's cube decision (its own ply for engines that do not say)."""
+    ask = getattr(engine, "cube_decision_ply", None)
+    return int(ask(pos, st)) if ask is not None else int(engine.ply)
+
+
 def cube_hint(engine: Any, pos: Position, state: MatchState) -> CubeHint:
     """The cube decision of the player on roll of ``state`` (``pos`` seen by it) as the
     engine takes it."""
@@ -211,7 +217,7 @@ def cube_hint(engine: Any, pos: Position, state: MatchState) -> CubeHint:
     return CubeHint(action=d.action, response=d.response, words=words,
                     equities=tuple(float(x) for x in d.equities),  # type: ignore[arg-type]
                     mwc=None if d.mwc is None else tuple(float(x) for x in d.mwc),  # type: ignore[arg-type]
-                    probabilities=p, cubeless=_cubeless(p), ply=engine.ply,
+                    probabilities=p, cubeless=_cubeless(p), ply=_decision_ply(engine, pos, st),
                     can_double=bool(d.can_double), reason=reason)
 
 

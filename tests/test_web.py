@@ -334,8 +334,9 @@ def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -
     body = client.post("/hint", json={"position": xgid}).json()
     assert "plays" not in body and body["deciding"] == "double"
     pos, state = gbot.parse_xgid(xgid)
-    h = cube_hint(_engine(service, state.rules), pos, state)
-    d = gbot.cube_decision(pos, state, ply=0, evaluator=service.evaluator())
+    eng = _engine(service, state.rules)
+    h = cube_hint(eng, pos, state)
+    d = gbot.cube_decision(pos, state, ply=eng.cube_ply, evaluator=service.evaluator())
     assert body["cube"]["action"] == h.action == d.action
     assert body["cube"]["response"] == h.response == d.response
     assert body["cube"]["words"] == h.words

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import gbot
-from gbot.engine import Engine
+from gbot.engine import Engine, cubeless_equity
 from gbot.errors import GbotError
 from gbot.hints import cube_hint, play_hints, resign_hint, take_hint
 from gbot.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
@@ -507,8 +507,9 @@ class Service:
                      resign_offered=0, dice=(0, 0))
         h = cube_hint(eng, sit.position, st)
         out = self._header(sit, ply)
-        out["probabilities"] = probabilities_json(h.probabilities)
-        out["cubeless_equity"] = h.cubeless
+        p = eng.probabilities(sit.position)       # at the asked ply; the cube's at its own
+        out["probabilities"] = probabilities_json(p)
+        out["cubeless_equity"] = cubeless_equity(p)
         proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0, "double_take": 1,
                   "double_pass": 2}[h.action]
         eq = 2 * h.equities[1] if h.response == "beaver" and proper == 1 \
