@@ -22,21 +22,26 @@ background (tests, benchmarks, ``scripts/run``).
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import queue
 import signal
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gbot.core import movegen
 from gbot.engine import Engine
 from gbot.errors import ProtocolError
+from gbot.position import Position
 from gbot.protocols.fibs_board import line_checkers
 from gbot.protocols.gnubg_external import MAX_LINE, Session, handle_line, warm
+from gbot.warmup import warm_engine
 
 __all__ = ["BACKLOG", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_CLIENTS", "MAX_FRAME", "Address",
            "BackgroundServer", "Server", "parse_address", "serve"]
@@ -205,7 +210,7 @@ class Server:
                 time.sleep(0.05)
                 continue
             try:
-                conn.settimeout(self.idle_timeout)
+                _set_timeouts(conn, self.idle_timeout)
                 if conn.family == socket.AF_INET:
                     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:          # reset before we got to it
@@ -266,7 +271,7 @@ class Server:
             while not self._stop.is_set():
                 try:
                     data = conn.recv(8192)
-                except TimeoutError:
+                except (TimeoutError, BlockingIOError):     # (SO_RCVTIMEO: EAGAIN)
                     stats["timeouts"] += 1
                     log.info("#%d silent for %gs, closed (--idle-timeout)", cid, idle)
                     break
@@ -323,7 +328,7 @@ class Server:
                     log.info("#%d took over %gs to send one line, closed (--idle-timeout)",
                              cid, idle)
                     break
-        except TimeoutError:
+        except (TimeoutError, BlockingIOError):             # (SO_SNDTIMEO: EAGAIN)
             stats["timeouts"] += 1
             log.info("#%d read no reply for %gs, closed (--idle-timeout)", cid, idle)
         except OSError as exc:
@@ -338,6 +343,24 @@ class Server:
             log.info("#%d closed after %d requests", cid, session.requests)
 
 
+def _set_timeouts(conn: socket.socket, seconds: float | None) -> None:
+    """Make ``conn`` a blocking socket whose reads and writes fail after ``seconds`` (None:
+    never) through the kernel's own timeouts (``SO_RCVTIMEO``, ``SO_SNDTIMEO``): one system
+    call per read or write, where Python's timeout mode polls before each. Python's timeout
+    mode where the platform has no such options."""
+    conn.settimeout(None)
+    if seconds is None:
+        return
+    whole = int(seconds)
+    micro = max(int(round((seconds - whole) * 1e6)), 0 if whole else 1)
+    try:
+        tv = struct.pack("ll", whole, min(micro, 999_999))
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+    except (OSError, AttributeError, struct.error):
+        conn.settimeout(seconds)
+
+
 def _is_socket(path: str) -> bool:
     import stat
 
@@ -350,9 +373,6 @@ def _is_socket(path: str) -> bool:
 def _warm(engine: Engine) -> None:
     """Load the compiled kernels before the first question arrives (questions at 1 ply at
     most, :mod:`gbot.warmup`; logged when they compile on a first run)."""
-    from gbot.core import movegen
-    from gbot.position import Position
-    from gbot.warmup import warm_engine
 
     def questions(e: Engine) -> None:
         movegen.warm()
@@ -371,6 +391,8 @@ def serve(address: Address, engine: Engine, *,
     """Run a server until SIGINT or SIGTERM; returns 0 after a clean stop (the limits as
     :class:`Server`'s)."""
     _warm(engine)
+    gc.collect()
+    gc.freeze()      # what start-up loaded is never scanned again: no long collector pauses
     server = Server(address, engine, max_clients=max_clients, idle_timeout=idle_timeout,
                     checkers=checkers)
     bound = server.start()

@@ -218,3 +218,21 @@ def test_bad_limits_are_refused(engine: Engine) -> None:
                {"checkers": 16}):
         with pytest.raises(ValueError):
             Server(Address(), engine, **kw)  # type: ignore[arg-type]
+
+
+def test_connection_sockets_block_with_the_kernels_timeouts() -> None:
+    """A served connection is a blocking socket (one system call per read or write) whose
+    reads and writes give up after the idle timeout, through SO_RCVTIMEO/SO_SNDTIMEO."""
+    a, b = socket.socketpair()
+    try:
+        server_mod._set_timeouts(a, 0.3)
+        assert a.gettimeout() is None
+        t0 = time.monotonic()
+        with pytest.raises((BlockingIOError, TimeoutError)):
+            a.recv(10)
+        assert 0.25 < time.monotonic() - t0 < 3
+        b.sendall(b"x\n")
+        assert a.recv(10) == b"x\n"            # data still reads at once
+    finally:
+        a.close()
+        b.close()
