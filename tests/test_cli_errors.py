@@ -53,7 +53,7 @@ def test_serve_bare_port_listens_on_loopback_tcp(monkeypatch: pytest.MonkeyPatch
         return 0
 
     monkeypatch.setattr(server, "serve", fake_serve)
-    monkeypatch.setattr("gbot.engine.Engine", lambda **kw: object())
+    monkeypatch.setattr("gbot.cli.Engine", lambda **kw: object())
     res = invoke("serve", "--listen", "31559")
     assert res.exit_code == 0, res.output
     assert seen == [server.Address(host="127.0.0.1", port=31559)]

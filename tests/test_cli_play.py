@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gbot.cli import main
-from gbot.cli_play import BOT, HUMAN, TerminalMatch
+from gbot.cli.play import BOT, HUMAN, TerminalMatch
 from gbot.engine import Engine
 from gbot.match import Rules
 from gbot.records import matfile

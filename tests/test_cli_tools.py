@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import gbot
 from gbot.cli import main
-from gbot.cli_tools import read_position
+from gbot.cli.tools import read_position
 from gbot.engine import Engine
 from gbot.hints import action_words, cube_hint, play_hints, take_hint
 from gbot.match import CENTRE, GameState, MatchState, Rules

@@ -22,6 +22,13 @@ MOVED = {
     "gbot.sgf": "gbot.records.sgf",
     "gbot.sgf_read": "gbot.records.sgf_read",
     "gbot.matchnotes": "gbot.records.notes",
+    "gbot.cli_analysis": "gbot.cli.analysis",
+    "gbot.cli_fibs": "gbot.cli.fibs",
+    "gbot.cli_logging": "gbot.cli.logs",
+    "gbot.cli_play": "gbot.cli.play",
+    "gbot.cli_tools": "gbot.cli.tools",
+    "gbot.cli_tournament": "gbot.cli.tournament",
+    "gbot.cli_web": "gbot.cli.web",
 }
 
 
@@ -69,7 +76,17 @@ def test_every_exported_name_resolves() -> None:
 
 
 def test_console_script_target() -> None:
-    """``gbot = "gbot.cli:main"`` (pyproject.toml) still names a callable."""
+    """``gbot = "gbot.cli:main"`` (pyproject.toml) still names the click group, with every
+    subcommand the old modules added."""
     import gbot.cli
 
     assert callable(gbot.cli.main)
+    assert {"serve", "hint", "play", "tournament", "fibs", "web", "ubgi", "analyse",
+            "train"} <= set(gbot.cli.main.commands)
+
+
+def test_python_dash_m_gbot_cli() -> None:
+    """``python -m gbot.cli`` (the tests' and scripts' way to start a server) still runs."""
+    out = subprocess.run([sys.executable, "-m", "gbot.cli", "--version"], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert out.strip() == f"gbot, version {gbot.__version__}"

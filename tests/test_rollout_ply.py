@@ -178,7 +178,7 @@ def test_rollout_command_passes_the_plies_through() -> None:
     from click.testing import CliRunner
 
     from gbot.cli import main as cli
-    from gbot.cli_tools import read_position
+    from gbot.cli.tools import read_position
 
     args = ["rollout", HITS, "51", "--trials", "4", "--truncate", "2", "-n", "2",
             "--checker-ply", "2", "--cube-ply", "2", "--json"]

@@ -1,6 +1,6 @@
 """Engine-against-engine tournaments: players, the runner, statistics and reports.
 
-``gbot tournament`` (:mod:`gbot.cli_tournament`) is the command line; :func:`run` plays a
+``gbot tournament`` (:mod:`gbot.cli.tournament`) is the command line; :func:`run` plays a
 :class:`TournamentConfig` into a folder and resumes one that was interrupted.
 """
 

@@ -1,4 +1,10 @@
-"""The ``gbot`` command line: a click group; each tool adds its own subcommand."""
+"""The ``gbot`` command line: a click group; each tool adds its own subcommand.
+
+The subcommands live beside it: :mod:`gbot.cli.tools` (hint, eval, rollout, train, ...),
+:mod:`gbot.cli.play`, :mod:`gbot.cli.tournament`, :mod:`gbot.cli.fibs`, :mod:`gbot.cli.web`
+(web, ubgi), :mod:`gbot.cli.analysis`; :mod:`gbot.cli.logs` sets up logging. ``gbot.cli_*``
+are their old import paths (the same module objects).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,11 @@ import sys
 import click
 
 import gbot
-from gbot.cli_logging import check_log_file, setup_logging
+from gbot.cli.logs import check_log_file, setup_logging
+from gbot.engine import Engine
+from gbot.errors import GbotError
+from gbot.match import Rules
+from gbot.variations import checkers_per_side
 
 __all__ = ["main"]
 
@@ -69,12 +79,8 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
     In gnubg: ``set player 1 external 127.0.0.1:31000``, then ``new match 5``. Stops cleanly
     on Ctrl-C (SIGINT) or SIGTERM.
     """
-    from gbot.engine import Engine
-    from gbot.errors import GbotError
-    from gbot.match import Rules
     from gbot.server import parse_address
     from gbot.server import serve as run_server
-    from gbot.variations import checkers_per_side
 
     setup_logging(verbose, log_file, "%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -99,28 +105,25 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
     sys.exit(code)
 
 
-from gbot.cli_tools import COMMANDS as _TOOLS  # noqa: E402
+from gbot.cli.tools import COMMANDS as _TOOLS  # noqa: E402
 
 for _cmd in _TOOLS:
     main.add_command(_cmd)
 
-from gbot.cli_tournament import tournament as _tournament  # noqa: E402
+from gbot.cli.tournament import tournament as _tournament  # noqa: E402
 
 main.add_command(_tournament)
 
-from gbot.cli_fibs import fibs as _fibs  # noqa: E402
+from gbot.cli.fibs import fibs as _fibs  # noqa: E402
 
 main.add_command(_fibs)
 
-from gbot.cli_web import COMMANDS as _WEB  # noqa: E402
+from gbot.cli.web import COMMANDS as _WEB  # noqa: E402
 
 for _cmd in _WEB:
     main.add_command(_cmd)
 
-from gbot.cli_analysis import COMMANDS as _ANALYSIS  # noqa: E402
+from gbot.cli.analysis import COMMANDS as _ANALYSIS  # noqa: E402
 
 for _cmd in _ANALYSIS:
     main.add_command(_cmd)
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,282 @@
+"""The ``gbot rollout`` and ``gbot analyse`` commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from gbot.cli.tools import parse_dice, read_position
+from gbot.errors import GbotError
+
+__all__ = ["COMMANDS"]
+
+
+class _Bar:
+    """A one-line progress bar with ETA on stderr (silent when stderr is not a terminal
+    unless ``force``)."""
+
+    def __init__(self, label: str, force: bool = False) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.show = force or sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.show or total <= 0:
+            return
+        el = time.monotonic() - self.start
+        eta = el / done * (total - done) if done else 0.0
+        frac = min(1.0, done / total)
+        bar = "#" * int(24 * frac)
+        sys.stderr.write(f"\r{self.label} [{bar:<24s}] {done}/{total} {100 * frac:5.1f}% "
+                         f"ETA {int(eta) // 60:d}:{int(eta) % 60:02d} ")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _probs_cols(p: tuple[float, ...]) -> str:
+    win, wg, wbg, lg, lbg = p
+    return f"{win:.3f} {wg:.3f} {wbg:.3f}  {1 - win:.3f} {lg:.3f} {lbg:.3f}"
+
+
+def _result_json(r: Any) -> dict[str, Any]:
+    return {"equity": r.equity, "equity_se": r.equity_se, "probabilities": list(r.probabilities),
+            "std_errors": list(r.std_errors), "trials": r.trials, "cubeful": r.cubeful,
+            "cubeful_se": r.cubeful_se, "mwc": r.mwc, "mwc_se": r.mwc_se}
+
+
+@click.command()
+@click.argument("position")
+@click.argument("dice", required=False)
+@click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
+@click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True)
+@click.option("--truncate", type=click.IntRange(0, 10_000), default=0, show_default=True,
+              help="Stop each game after this many plies (0: play to the end).")
+@click.option("--vr/--no-vr", "vr", default=True, show_default=True,
+              help="Variance reduction (luck cancellation; cubeless figures).")
+@click.option("--quasi/--no-quasi", default=True, show_default=True,
+              help="Quasi-random dice for the first two rolls.")
+@click.option("--bearoff-stop/--no-bearoff-stop", default=True, show_default=True,
+              help="Stop exactly at a two-sided bear-off.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True)
+@click.option("--min-se", type=float, default=0.0, show_default=True,
+              help="Stop once the equity's standard error is below this.")
+@click.option("--candidates", "-n", type=click.IntRange(1, 100), default=5, show_default=True,
+              help="Plays to roll out (the best at --ply).")
+@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Look-ahead that picks the candidates.")
+@click.option("--checker-ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Ply of the checker plays inside the rollout (1 or 2: the evaluator's "
+                   "choice at that ply among the best 0-ply candidates; much slower).")
+@click.option("--cube-ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Ply of the probabilities the cube decisions inside the rollout use.")
+@click.option("--cubeless", is_flag=True, help="Plays: cubeless figures only.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True)
+@click.option("--backend", type=click.Choice(["process", "ray"]), default="process",
+              show_default=True)
+@click.option("--ray-address", default=None, help="Ray cluster address (with --backend ray).")
+@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
+              help="Keep finished trials here; the same command resumes from them.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def rollout(position: str, dice: str | None, match_id: str | None, trials: int, truncate: int,
+            vr: bool, quasi: bool, bearoff_stop: bool, seed: int, min_se: float,
+            candidates: int, ply: int, checker_ply: int, cube_ply: int, cubeless: bool,
+            workers: int, backend: str, ray_address: str | None, checkpoint: str | None,
+            as_json: bool) -> None:
+    """Roll out POSITION (Position ID, PID:MID or XGID): every candidate play of DICE, or the
+    cube decision without dice. Checker plays and cube decisions inside the rollout at
+    --checker-ply and --cube-ply (0-ply by default)."""
+    from gbot.rollout import Rollout, RolloutSettings
+
+    try:
+        pos, state = read_position(position, match_id)
+        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        settings = RolloutSettings(trials=trials, truncate=truncate, variance_reduction=vr,
+                                   quasi_random=quasi, bearoff_stop=bearoff_stop, seed=seed,
+                                   min_se=min_se, workers=workers, backend=backend,
+                                   ray_address=ray_address, checker_ply=checker_ply,
+                                   cube_ply=cube_ply)
+        ro = Rollout(settings, checkpoint=checkpoint, progress=_Bar("rollout"))
+        if roll is None:
+            cube = ro.cube(pos, state)
+        else:
+            plays = ro.plays(pos, roll, None if cubeless else state, candidates=candidates,
+                             ply=ply)
+    except GbotError as exc:
+        raise click.ClickException(str(exc)) from None
+    money = state.match_length == 0
+    unit = "money equity" if money else "EMG"
+    if roll is None:
+        nd, dt = cube.no_double, cube.double_take
+        if as_json:
+            click.echo(json.dumps({"position": pos.id(), "action": cube.action,
+                                   "response": cube.response, "no_double": _result_json(nd),
+                                   "double_take": _result_json(dt),
+                                   "double_pass": cube.double_pass}, indent=2))
+            return
+        click.echo(f"{pos.id()}  cube decision, rolled out ({nd.trials} trials, cubeful "
+                   f"{unit})")
+        click.echo(f"  cubeless: {_probs_cols(nd.probabilities)}  equity {nd.equity:+.3f} "
+                   f"± {nd.equity_se:.3f}")
+        click.echo(f"  1. no double     {nd.cubeful:+.3f} ± {nd.cubeful_se:.3f}")
+        if cube.can_double:
+            click.echo(f"  2. double/take   {dt.cubeful:+.3f} ± {dt.cubeful_se:.3f}")
+            click.echo(f"  3. double/pass   {cube.double_pass:+.3f}")
+        click.echo(f"  proper cube action: {cube.action.replace('_', ' ')} "
+                   f"(opponent: {cube.response})")
+        return
+    if as_json:
+        click.echo(json.dumps({"position": pos.id(), "dice": list(roll), "plays": [
+            {"rank": i, "play": r.play.notation, **_result_json(r.result)}
+            for i, r in enumerate(plays, 1)]}, indent=2))
+        return
+    head = "cubeless equity" if cubeless else f"cubeful {unit}"
+    click.echo(f"{pos.id()}  {roll[0]}{roll[1]}  rolled out ({head}; win wg wbg  lose lg lbg)")
+    if not plays:
+        click.echo("  no legal play")
+    best = None
+    for i, r in enumerate(plays, 1):
+        res = r.result
+        eq = res.equity if cubeless else res.cubeful
+        se = res.equity_se if cubeless else res.cubeful_se
+        assert eq is not None and se is not None
+        best = eq if best is None else best
+        diff = f"({eq - best:+.3f})" if i > 1 else ""
+        click.echo(f"  {i:2d}. {r.play.notation:<24s} {eq:+.3f} {diff:>9s} ± {se:.3f}  "
+                   f"{_probs_cols(res.probabilities)}  {res.trials} trials")
+
+
+def _summary_lines(a: Any) -> list[str]:
+    money = a.match_length == 0
+    head = "money session" if money else f"{a.match_length}-point match"
+    lines = [f"{head}, {a.games} games, analysed at {a.ply}-ply; final score "
+             f"{a.names[0]} {a.final_score[0]} - {a.names[1]} {a.final_score[1]}", ""]
+    rows = [("", a.names[0], a.names[1])]
+    p0, p1 = a.players
+
+    def both(f: Any) -> tuple[str, str]:
+        return f(p0), f(p1)
+
+    rows += [
+        ("unforced moves", *both(lambda p: f"{p.moves}")),
+        ("checker error (mEMG/move)", *both(lambda p: f"{p.move_rate:.1f}")),
+        ("cube decisions", *both(lambda p: f"{p.cube_decisions}")),
+        ("cube error (mEMG/decision)", *both(lambda p: f"{p.cube_rate:.1f}")),
+        ("error rate (mEMG/decision)", *both(lambda p: f"{p.error_rate:.1f}")),
+        ("total error (EMG)", *both(lambda p: f"{p.move_error + p.cube_error:.3f}")),
+    ]
+    if not money:
+        rows.append(("total error (MWC %)", *both(lambda p: f"{100 * p.error_mwc:.2f}")))
+    rows += [
+        ("doubtful / bad / very bad", *both(
+            lambda p: f"{p.marks['doubtful']} / {p.marks['bad']} / {p.marks['very bad']}")),
+        ("luck (EMG)", *both(lambda p: f"{p.luck:+.3f}")),
+    ]
+    if not money:
+        rows.append(("luck (MWC %)", *both(lambda p: f"{100 * p.luck_mwc:+.2f}")))
+    rows.append(("rating", *both(lambda p: p.rating)))
+    for r in rows:
+        lines.append(f"  {r[0]:<28s} {r[1]:>16s} {r[2]:>16s}")
+    adj = a.luck_adjusted()
+    lines.append("")
+    lines.append(f"  luck-adjusted result for {a.names[0]}: "
+                 + (f"{adj:+.3f} ppg" if money else f"{100 * adj:.1f}% match winning chance"))
+    return lines
+
+
+def _decision_lines(a: Any, marked_only: bool) -> list[str]:
+    out = []
+    for d in a.decisions:
+        if marked_only and not d.mark:
+            continue
+        dice = f"{d.dice[0]}{d.dice[1]}" if d.dice[0] else "  "
+        out.append(f"  game {d.game:2d} #{d.index:3d} {a.names[d.player][:10]:<10s} {d.kind:<4s} "
+                   f"{dice} {d.position_id} played {d.played:<22s} best {d.best:<22s} "
+                   f"-{d.error:.3f} {d.mark}")
+    return out
+
+
+def _html(a: Any) -> str:
+    import html
+
+    money = a.match_length == 0
+    pts = [(i, d.equity if d.player == 0 else -d.equity)
+           for i, d in enumerate(a.decisions) if d.kind == "move"]
+    w, h = 800, 240
+    if pts:
+        n = max(len(a.decisions) - 1, 1)
+        lo = min(-1.0, min(v for _, v in pts))
+        hi = max(1.0, max(v for _, v in pts))
+        poly = " ".join(f"{20 + (w - 40) * i / n:.1f},"
+                        f"{h - 20 - (h - 40) * (v - lo) / (hi - lo):.1f}" for i, v in pts)
+        zero = h - 20 - (h - 40) * (0 - lo) / (hi - lo)
+    else:
+        poly, zero = "", h / 2
+    svg = (f'<svg width="{w}" height="{h}" xmlns="http://www.w3.org/2000/svg">'
+           f'<rect width="{w}" height="{h}" fill="#fafafa" stroke="#ccc"/>'
+           f'<line x1="20" x2="{w - 20}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="#999"/>'
+           f'<polyline fill="none" stroke="#2060c0" stroke-width="1.5" points="{poly}"/>'
+           f'<text x="24" y="16" font-size="12">equity of {html.escape(a.names[0])} '
+           f'(EMG, best play at {a.ply}-ply) over the match</text></svg>')
+    rows = "".join(
+        f"<tr><td>{d.game}</td><td>{html.escape(a.names[d.player])}</td><td>{d.kind}</td>"
+        f"<td>{d.dice[0] or ''}{d.dice[1] or ''}</td><td><code>{d.position_id}</code></td>"
+        f"<td>{html.escape(d.played)}</td><td>{html.escape(d.best)}</td>"
+        f"<td>{d.error:.3f}</td><td class='m'>{d.mark}</td></tr>" for d in a.decisions)
+    summary = html.escape("\n".join(_summary_lines(a)))
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>gbot analysis</title>"
+            "<style>body{font-family:sans-serif} td{padding:1px 6px;font-size:12px}"
+            " .m{color:#b00}</style></head><body>"
+            f"<h1>gbot analysis: {html.escape(a.names[0])} vs {html.escape(a.names[1])}</h1>"
+            f"<pre>{summary}</pre>{svg}<h2>Decisions</h2><table><tr><th>game</th>"
+            "<th>player</th><th>kind</th><th>dice</th><th>position</th><th>played</th>"
+            f"<th>best</th><th>error</th><th>mark</th></tr>{rows}</table>"
+            f"<p>{'money' if money else 'match'} play; errors in EMG per unit of the cube; "
+            "marks: doubtful &ge; 0.04, bad &ge; 0.08, very bad &ge; 0.16.</p></body></html>")
+
+
+@click.command(name="analyse")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--ply", type=click.IntRange(0, 3), default=2, show_default=True,
+              help="Look-ahead of every evaluation.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Processes (default: every core).")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              help="Also write an HTML report with a plot of the equity.")
+@click.option("--all", "show_all", is_flag=True, help="List every decision, not only marked.")
+def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: str | None,
+            show_all: bool) -> None:
+    """Analyse a .mat or .sgf match file: every checker play and cube decision at --ply,
+    errors and marks, per-player error rates (mEMG, MWC), luck, rating."""
+    from gbot.analysis import analyse as run
+    from gbot.analysis import read_match
+    from gbot.tournament.backends import default_workers
+
+    try:
+        record = read_match(path)
+        a = run(record, ply, workers=workers or default_workers(),
+                progress=_Bar("analyse"))
+    except (GbotError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if html_out:
+        with open(html_out, "w", encoding="utf-8") as fh:
+            fh.write(_html(a))
+    if as_json:
+        click.echo(json.dumps(a.to_json(), indent=1))
+        return
+    for line in _summary_lines(a):
+        click.echo(line)
+    lines = _decision_lines(a, not show_all)
+    if lines:
+        click.echo("")
+        click.echo("decisions" + ("" if show_all else " marked doubtful or worse") + ":")
+        for line in lines:
+            click.echo(line)
+
+
+COMMANDS = [rollout, analyse]

@@ -1,0 +1,168 @@
+"""``gbot tournament``: engine-against-engine tournaments from the command line.
+
+Registered on the ``gbot`` group by :mod:`gbot.cli`; the work is done by
+:mod:`gbot.tournament`. Heavy imports happen inside the command, so ``gbot --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from gbot.errors import GbotError
+from gbot.match import MAX_MATCH_LENGTH, Rules
+
+__all__ = ["tournament"]
+
+_PLAYERS_HELP = """\
+Players: gbot[,ply=N][,weights=FILE|,eval=heuristic] | gnubg[,ply=N|,skill=LEVEL][,noise=X] |
+external:HOST:PORT (or HOST:PORT) | gnubgnn[,ply=N] | random; each may end with ,name=LABEL.
+gnubg skill levels: beginner, casual, intermediate, advanced, expert, worldclass,
+grandmaster."""
+
+
+@click.command(epilog=_PLAYERS_HELP)
+@click.argument("players", nargs=-1)
+@click.option("--scheme", type=click.Choice(["head-to-head", "round-robin", "gauntlet"]),
+              default=None, help="Who meets whom (default: head-to-head for two players, "
+              "else round-robin). Gauntlet: the first player against each other one.")
+@click.option("--length", type=click.IntRange(0, MAX_MATCH_LENGTH), default=0, show_default=True,
+              help="Match length in points; 0 plays money games.")
+@click.option("-n", "--games", type=click.IntRange(1), default=100, show_default=True,
+              help="Games (money) or matches per pairing; even with duplicate dice.")
+@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
+              help="Play every dice sequence twice with the seats swapped.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of all dice.")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Results folder (default: tournaments/<time>). Running again into the "
+              "same folder resumes.")
+@click.option("--resume", "resume", type=click.Path(file_okay=False, exists=True),
+              default=None, help="Resume the tournament saved in this folder (its settings).")
+@click.option("--workers", "-j", type=click.IntRange(1), default=None,
+              help="Worker processes (default: all cores).")
+@click.option("--backend", type=click.Choice(["process", "serial", "ray"]), default="process",
+              show_default=True, help="Where games run; ray needs the optional ray package.")
+@click.option("--ray-address", default=None, help="Ray cluster address (default: local).")
+@click.option("--cube/--no-cube", default=True, show_default=True, help="Play with the cube.")
+@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
+              default="0", show_default=True, help="Highest cube value (0 = no cap).")
+@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
+              default="backgammons", show_default=True, help="What a game can be worth.")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
+              help="Money: gammons count only once the cube was turned (gnubg's default).")
+@click.option("--beavers/--no-beavers", default=True, show_default=True,
+              help="Money: doubled side may beaver (gnubg's default).")
+@click.option("--caucasian", is_flag=True,
+              help="Caucasian rule: a checker that hits in its home board may not "
+              "join its own checkers later in the same turn.")
+@click.option("--draw-last-roll", is_flag=True,
+              help="Draw variant: the other side gets one last roll to draw.")
+@click.option("--opener", type=click.Choice(["roll", "loser", "alternate"]), default="roll",
+              show_default=True, help="Who opens games after the first.")
+@click.option("--variation",
+              type=click.Choice(["standard", "nackgammon", "hyper1", "hyper2", "hyper3"]),
+              default="standard", show_default=True, help="Starting position.")
+@click.option("--resignation", type=click.Choice(["offer", "position"]), default="offer",
+              show_default=True, help="Resignations offered and answered (gnubg, FIBS), or "
+              "scored at once by the resigner's position (site style).")
+@click.option("--max-games", type=click.IntRange(1), default=None,
+              help="Stop (resumably) after this many new games.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+def tournament(players: tuple[str, ...], scheme: str | None, length: int, games: int,
+               duplicate: bool, seed: int, out: str | None, resume: str | None,
+               workers: int | None, backend: str, ray_address: str | None, cube: bool,
+               cube_cap: str, end_mode: str, jacoby: bool, beavers: bool, caucasian: bool,
+               draw_last_roll: bool, opener: str, variation: str, resignation: str,
+               max_games: int | None, quiet: bool) -> None:
+    """Play engines against each other and report who is stronger.
+
+    Example: gbot tournament gbot gnubg,ply=0 random --scheme gauntlet -n 200
+
+    Results go to a folder: games.jsonl (one record per game), mat/ (every match as a
+    Jellyfish .mat file), report.txt, report.html and results.json.
+    """
+    from gbot.tournament import TournamentConfig, load_config, run
+    from gbot.tournament.report import summarize, text
+    from gbot.tournament.runner import preflight
+
+    try:
+        if resume:
+            if players:
+                raise click.UsageError("give players or --resume, not both")
+            folder = Path(resume)
+            config = load_config(folder)
+        else:
+            if len(players) < 2:
+                raise click.UsageError("name two players or more (or --resume FOLDER)")
+            rules = Rules(cube_enabled=cube, cube_cap=int(cube_cap), end_mode=end_mode,
+                          # money rules; without a cube Jacoby would make every gammon single
+                          jacoby=jacoby and length == 0 and cube,
+                          beavers=beavers and length == 0 and cube, caucasian=caucasian,
+                          draw_last_roll=draw_last_roll, opener=opener, variation=variation,
+                          resignation=resignation)
+            config = TournamentConfig(
+                tuple(players), scheme or ("head-to-head" if len(players) == 2
+                                           else "round-robin"),
+                length, games, duplicate, seed, rules)
+            folder = Path(out) if out else Path("tournaments") / time.strftime("%Y%m%d-%H%M%S")
+        preflight(config, backend)      # players and backend, before the folder exists
+    except GbotError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
+    def show(p: object) -> None:
+        if quiet:
+            return
+        from gbot.tournament import Progress
+
+        assert isinstance(p, Progress)
+        now = time.monotonic()
+        if tty:
+            click.echo("\r\x1b[K" + p.line()[:200], nl=False, err=True)
+        elif now - last[0] >= 10 or p.units_done == p.units_total:
+            last[0] = now
+            click.echo(p.line(), err=True)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)    # a polite kill saves and stops like Ctrl-C
+    click.echo(f"tournament folder: {folder}", err=True)
+    try:
+        summary = run(config, folder, backend=backend, workers=workers,
+                      ray_address=ray_address, progress=show, stop_after=max_games,
+                      check=False)
+    except KeyboardInterrupt:
+        if _games_in(folder):
+            click.echo(f"\ninterrupted; finished games are saved. Resume with: gbot "
+                       f"tournament --resume {folder}", err=True)
+        else:
+            click.echo("\ninterrupted before any game finished", err=True)
+        sys.exit(130)
+    except GbotError as exc:
+        if tty and not quiet:
+            click.echo("", err=True)
+        if not _games_in(folder):
+            raise click.ClickException(f"{exc} (no game was finished)") from None
+        raise click.ClickException(f"{exc} (finished games are saved; resume with "
+                                   f"gbot tournament --resume {folder})") from None
+    if tty and not quiet:
+        click.echo("", err=True)
+    click.echo(text(summarize(summary)), nl=False)
+    if not summary.complete:
+        click.echo(f"stopped early; resume with: gbot tournament --resume {folder}", err=True)
+
+
+def _games_in(folder: Path) -> int:
+    """Finished games recorded in a tournament folder (0 when there is none)."""
+    try:
+        with open(folder / "games.jsonl", encoding="utf-8") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0

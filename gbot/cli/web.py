@@ -1,0 +1,91 @@
+"""The ``gbot web`` (HTTP API and page) and ``gbot ubgi`` (UBGI on stdin/stdout) commands."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from gbot.errors import GbotError
+from gbot.match import Rules
+
+__all__ = ["COMMANDS", "ubgi", "web"]
+
+
+def _host_port(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise click.BadParameter(f"expected HOST:PORT, got {listen!r}", param_hint="--listen")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+@click.command()
+@click.option("--listen", default="127.0.0.1:8080", show_default=True, help="HOST:PORT.")
+@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Default look-ahead of every request (a request may ask for 0-2).")
+@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
+              help="Default for money games: gammons count only once the cube was turned.")
+@click.option("--beavers/--no-beavers", default=True, show_default=True,
+              help="Default for money games: beavers allowed.")
+@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
+              default="0", show_default=True, help="Default highest cube value (0 = no cap).")
+@click.option("--no-cube", is_flag=True, help="Default: the cube is off.")
+@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
+              default="backgammons", show_default=True, help="Default game-end mode.")
+@click.option("--caucasian", is_flag=True, help="Default: the Caucasian move rule.")
+@click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Worker threads for the engine (look-ahead requests get half).")
+@click.option("--timeout", type=click.FloatRange(0.1, 600), default=20.0, show_default=True,
+              help="Seconds a request may compute before it is answered 503.")
+@click.option("--max-body", type=click.IntRange(256, 1 << 20), default=16384,
+              show_default=True, help="Largest request body in bytes (413 beyond).")
+@click.option("-v", "--verbose", is_flag=True, help="Log every request.")
+def web(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
+        end_mode: str, caucasian: bool, threads: int, timeout: float, max_body: int,
+        verbose: bool) -> None:
+    """Serve the HTTP API (wildbg's GET /move and /eval, gbot's POST /hint, /eval, /cube)
+    and the web page on LISTEN. Needs the web extra: pip install gbot[web].
+
+    The page is at /, the interactive API docs at /docs, the OpenAPI document at
+    /openapi.json. The rule switches are the defaults of requests that do not set them.
+    """
+    try:
+        import uvicorn
+
+        from gbot.web.app import create_app
+        from gbot.web.service import Service
+    except ImportError as exc:
+        raise click.ClickException(f"gbot web needs the web extra (pip install gbot[web]): "
+                                   f"{exc}") from None
+
+    host, port = _host_port(listen)
+    try:
+        rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
+                      jacoby=jacoby, beavers=beavers, caucasian=caucasian)
+        service = Service(rules=rules, ply=ply)
+    except GbotError as exc:
+        raise click.BadParameter(str(exc)) from None
+    app = create_app(service, threads=threads, timeout=timeout, max_body=max_body, warm=True)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    click.echo(f"gbot web on http://{host}:{port}/ (ply {ply}; API docs at /docs)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning",
+                access_log=verbose)
+
+
+@click.command()
+@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Look-ahead in gnubg's numbering (the Ply option; engine.ply is one more).")
+def ubgi(ply: int) -> None:
+    """Speak UBGI (the Universal Backgammon Interface) on stdin and stdout.
+
+    A controller (a GUI, a duel runner such as bgci) sends ubgi, isready, position gnubgid
+    ..., dice ..., go; gbot answers bestmove ... (docs/ubgi.md).
+    """
+    from gbot.ubgi import main as ubgi_main
+
+    sys.exit(ubgi_main(ply=ply))
+
+
+COMMANDS = [web, ubgi]
