@@ -517,7 +517,6 @@ def _one_line(text: str) -> str:
 
 
 def _default_factory() -> Callable[[Rules, int], Any]:
-
     shared: dict[str, Any] = {}
 
     def make(rules: Rules, ply: int) -> Any:

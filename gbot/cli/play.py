@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from gbot.boardtext import draw
+from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
 from gbot.engine import Engine
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
 from gbot.hints import cube_hint, play_hints, take_hint
@@ -226,7 +227,6 @@ class TerminalMatch:
                 self.say(f"answer {words} (hint: gbot's view; board: draw the board)")
 
     def _take_hint(self) -> None:
-        from gbot.cli.tools import take_hint_lines
 
         s = self.ref.state
         doubler_pos = Position(s.board_array())
@@ -281,7 +281,6 @@ class TerminalMatch:
                 self.say(f"not a command here: {text!r} (help lists them)")
 
     def _cube_hint(self) -> None:
-        from gbot.cli.tools import cube_hint_lines
 
         s = self.ref.state
         for line in cube_hint_lines(cube_hint(self.engine, self.view(HUMAN), s), s)[1:]:
@@ -379,7 +378,6 @@ class TerminalMatch:
             self.say(self.board())
 
     def _play_hint(self, pos: Any, dice: tuple[int, int]) -> None:
-        from gbot.cli.tools import play_hint_lines
 
         s = self.ref.state
         hints = play_hints(self.engine, pos, dice, s, n=self.hint_count)

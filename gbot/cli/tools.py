@@ -12,6 +12,7 @@ import click
 
 import gbot
 from gbot.boardtext import dice_text, draw
+from gbot.cli.hint_text import cube_hint_lines, fmt_probs, pct, play_hint_lines, take_hint_lines
 from gbot.core.board import START, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch, warm
 from gbot.engine import Engine
@@ -82,105 +83,7 @@ def parse_dice(text: str | None) -> tuple[int, int] | None:
     return int(digits[0]), int(digits[1])
 
 
-def fmt_probs(p: tuple[float, ...]) -> str:
-    """The five probabilities as gnubg lists them: win, gammon, backgammon - lose, ..."""
-    win, wg, wbg, lg, lbg = p
-    return f"{win:.3f} {wg:.3f} {wbg:.3f} - {1 - win:.3f} {lg:.3f} {lbg:.3f}"
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:6.2f}%"
-
-
-def play_hint_lines(hints: list[Any], dice: tuple[int, int], state: Any, ply: int,
-                    by_state: bool) -> list[str]:
-    """The table ``gbot hint`` prints for the plays of one roll."""
-
-    match = state.match_length > 0
-    how = ("match winning chance" if match else "cubeful equity") if by_state \
-        else "cubeless equity"
-    out = [f"X to play {dice_text(dice)}: {describe_state(state)}",
-           f"plays ranked as gbot plays them, by {how}, searched to {ply}-ply "
-           "(win g bg - lose g bg)"]
-    if not hints:
-        return [*out, "  no legal play"]
-    if match:
-        out.append("     #  play                          ply      MWC      EMG  cubeless     diff")
-    else:
-        out.append("     #  play                          ply  cubeful  cubeless     diff")
-    best = hints[0]
-
-    def key(h: Any) -> float:
-        return float(h.value if by_state else h.cubeless)
-
-    for i, h in enumerate(hints, 1):
-        diff = key(h) - key(best)
-        d = "" if i == 1 else (f"{100 * diff:+7.2f}%" if match and by_state else f"{diff:+8.3f}")
-        mark = "*" if h.chosen else " "
-        name = h.play.notation or "(no move)"
-        if match:
-            row = (f"  {mark}{i:3d}  {name:<28s} {h.ply:4d}  {_pct(h.mwc)}  {h.cubeful:+7.3f}"
-                   f"  {h.cubeless:+8.3f} {d:>8s}")
-        else:
-            row = (f"  {mark}{i:3d}  {name:<28s} {h.ply:4d}  {h.cubeful:+7.3f}"
-                   f"  {h.cubeless:+8.3f} {d:>8s}")
-        out += [row.rstrip(), f"        {fmt_probs(h.probabilities)}"]
-    out.append("  * gbot's play")
-    return out
-
-
-def cube_hint_lines(h: Any, state: Any) -> list[str]:
-    """What ``gbot hint`` prints for a cube decision before rolling."""
-
-    match = h.mwc is not None
-    out = [f"cube decision at {h.ply}-ply: {describe_state(state)}",
-           f"  {fmt_probs(h.probabilities)}   cubeless equity {h.cubeless:+.3f}"]
-    if not h.can_double:
-        nd = h.equities[0]
-        extra = f"  (MWC {_pct(h.mwc[0]).strip()})" if match else ""
-        return [*out, f"  cubeful equity {nd:+.3f}{extra}", f"  {h.words}"]
-    nd, dt, dp = h.equities
-    proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0,
-              "double_take": 1, "double_pass": 2}[h.action]
-    if h.action == "double_take" and h.response == "beaver":
-        proper = 1
-    rows = [("No double", nd), ("Double, take", dt), ("Double, pass", dp)]
-    out.append("  cubeful equities" + ("       EMG      MWC" if match else ":"))
-    ref = rows[proper][1]
-    for i, (name, eq) in enumerate(rows):
-        diff = "" if i == proper else f"  ({eq - ref:+.3f})"
-        mwc = f"  {_pct(h.mwc[i])}" if match else ""
-        out.append(f"  {i + 1}. {name:<14s} {eq:+.3f}{mwc}{diff}")
-    out.append(f"  Proper cube action: {h.words}")
-    taker = {"take": "take", "pass": "pass", "beaver": "beaver"}[h.response]
-    if h.response == "beaver":
-        view = f"O beavers: {-2 * dt:+.3f} after a beaver, {-dt:+.3f} after a take"
-    else:
-        view = f"O {'passes' if taker == 'pass' else 'takes'}: {-dt:+.3f} after taking, " \
-               f"{-dp:+.3f} after passing"
-    out.append(f"  The taker's view: {view}")
-    return out
-
-
-def take_hint_lines(h: Any, state: Any) -> list[str]:
-    """What ``gbot hint`` prints when a double is pending."""
-
-    out = [f"double offered, {h.ply}-ply: {describe_state(state)}",
-           f"  the doubled side, O:  {fmt_probs(h.probabilities)}"]
-    match = h.mwc_take is not None
-    rows = [("Take", h.take, h.mwc_take), ("Pass", h.pass_, h.mwc_pass)]
-    if h.beaver is not None:
-        rows.append(("Beaver", h.beaver, None))
-    for name, eq, mwc in rows:
-        out.append(f"  {name:<7s} {eq:+.3f}" + (f"  {_pct(mwc)}" if match and mwc is not None
-                                                else ""))
-    word = {"take": "Take", "drop": "Pass", "beaver": "Beaver"}[h.answer]
-    out.append(f"  Proper answer: {word}")
-    return out
-
-
 def _game_over_line(state: Any) -> str | None:
-
     gs = state.game_state
     if gs == GameState.PLAYING:
         return None
@@ -191,7 +94,6 @@ def _game_over_line(state: Any) -> str | None:
 
 
 def _engine(ply: int, state: Any) -> Any:
-
     return Engine(ply=ply, rules=state.rules)
 
 
@@ -293,7 +195,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
             c = ro.cube(pos, replace(st, dice=(0, 0)))
             click.echo(f"cube decision, rolled out ({trials} trials): {describe_state(st)}")
             for name, r in (("No double", c.no_double), ("Double, take", c.double_take)):
-                extra = f"  MWC {_pct(r.mwc).strip()}" if match and r.mwc is not None else ""
+                extra = f"  MWC {pct(r.mwc).strip()}" if match and r.mwc is not None else ""
                 click.echo(f"  {name:<14s} {r.cubeful:+.3f} ± {r.cubeful_se:.3f}{extra}")
             click.echo(f"  {'Double, pass':<14s} {c.double_pass:+.3f}")
             words = (action_words(c.action, c.response) if c.can_double
@@ -312,7 +214,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
     for i, pr in enumerate(rows, 1):
         res = pr.result
         mark = "*" if chosen is not None and pr.play.position == chosen.position else " "
-        fig = (f"MWC {_pct(res.mwc)} ± {100 * (res.mwc_se or 0):.2f}%  EMG {res.cubeful:+.3f}"
+        fig = (f"MWC {pct(res.mwc)} ± {100 * (res.mwc_se or 0):.2f}%  EMG {res.cubeful:+.3f}"
                if match and res.mwc is not None else
                f"cubeful {res.cubeful:+.3f} ± {res.cubeful_se:.3f}")
         click.echo(f"  {mark}{i:3d}  {pr.play.notation or '(no move)':<28s} {fig}  cubeless "
@@ -353,8 +255,8 @@ def evaluate(position: str, match_id: str | None, ply: int, jacoby: bool | None,
               "double_pass": 2}[h.action]
     eq = 2 * h.equities[1] if h.response == "beaver" and proper == 1 else h.equities[proper]
     if cubeless_mwc is not None and h.mwc is not None:
-        click.echo(f"  cubeless MWC     {_pct(cubeless_mwc).strip()}")
-        click.echo(f"  cubeful MWC      {_pct(h.mwc[proper]).strip()}   EMG {eq:+.3f}")
+        click.echo(f"  cubeless MWC     {pct(cubeless_mwc).strip()}")
+        click.echo(f"  cubeful MWC      {pct(h.mwc[proper]).strip()}   EMG {eq:+.3f}")
     else:
         click.echo(f"  cubeful equity   {eq:+.3f}")
     click.echo(f"  cube: {h.words}")

@@ -89,7 +89,6 @@ def _write_position(bottom: list[int], top: list[int]) -> str:
 
 
 def _position(b: Board) -> Position:
-
     return Position(b)
 
 

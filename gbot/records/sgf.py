@@ -65,7 +65,6 @@ def _nodes(game: GameRecord) -> list[str]:
 
 
 def _root(record: MatchRecord, game: GameRecord) -> str:
-
     r = record.rules
     props = [f"FF[4]GM[6]CA[UTF-8]AP[gbot:{__version__}]",
              f"MI[length:{record.match_length}][game:{game.number}]"
