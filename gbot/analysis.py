@@ -47,8 +47,10 @@ CLOSE_CUBE = 0.16
 """A cube decision counts when the player doubled, erred, or doubling was within this of not
 doubling (gnubg's "close or actual" decisions)."""
 CUBE_FROM = 0.40
-"""Cube decisions are analysed from this winning chance of the side on roll (money and before
-the Crawford game); below it nobody doubles (or when the player did double)."""
+"""Money cube decisions are analysed from this winning chance of the side on roll (or when the
+player did double); below it doubling is never close in money play. Match play has no such
+screen: a nearly lost match position's double can be close in EMG (little is at stake either
+way), and gnubg counts those."""
 
 
 def mark(error: float) -> str:
@@ -326,7 +328,7 @@ class _Game:
 
         if not doubled and cube_is_dead(st, st.player_on_roll):
             return None               # no cube decision there (as gnubg)
-        if not doubled and (self.money or not (st.crawford or st.post_crawford)):
+        if not doubled and self.money:
             p0 = self.ev.probabilities(pos, 0)
             if p0[0] < CUBE_FROM:
                 return None

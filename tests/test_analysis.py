@@ -170,3 +170,19 @@ def test_no_cube_decision_where_the_cube_is_dead() -> None:
     assert any(cube_at[g.number, i] >= rec.match_length - g.score[0]
                for g in rec.games for i, act in enumerate(g.actions)
                if act.player == 0 and act.kind == "roll")
+
+
+def test_close_cube_decisions_of_a_lost_match_position_count_as_gnubg() -> None:
+    from pathlib import Path
+
+    from gbot.records import matfile
+
+    # gnubg 0-ply (player 0) against gbot 0-ply, 3 points: player 0 takes an early double
+    # and is nearly lost for the rest of the game, where redoubling changes little in EMG;
+    # gnubg 1.07 at 2-ply counts 10 and 24 unforced moves, 19 and 1 close or actual cube
+    # decisions (gbot counted 1 for player 0 while it screened out match positions below
+    # 40 % winning chance)
+    rec = matfile.read(Path(__file__).parent / "data" / "gnubg_3pt_lost_take.mat")
+    a = analyse(rec, ply=0)
+    assert [p.moves for p in a.players] == [10, 24]
+    assert [p.cube_decisions for p in a.players] == [19, 1]
