@@ -59,6 +59,12 @@ def test_serve_bare_port_listens_on_loopback_tcp(monkeypatch: pytest.MonkeyPatch
     assert seen == [server.Address(host="127.0.0.1", port=31559)]
     assert not Path("31559").exists()
     one_line_error(invoke("serve", "--listen", "70000"), 2, "70000")
+    engines: list[dict[str, object]] = []
+    monkeypatch.setattr("gbot.cli.Engine", lambda **kw: engines.append(kw) or object())
+    assert invoke("serve", "--listen", "31559", "--cube-ply", "0").exit_code == 0
+    assert invoke("serve", "--listen", "31559").exit_code == 0
+    assert [e["cube_ply"] for e in engines] == [0, None]    # None: the engine's default
+    one_line_error(invoke("serve", "--cube-ply", "9"), 2, "9")
     assert "a bare PORT means 127.0.0.1:PORT" in " ".join(invoke("serve", "--help").output.split())
 
 

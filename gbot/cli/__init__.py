@@ -43,6 +43,9 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
                    "path for a Unix socket (write ./NAME for a file named by digits).")
 @click.option("--ply", type=click.IntRange(0, 4), default=0, show_default=True,
               help="Look-ahead of every decision.")
+@click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
+              help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
+                   "static cube model, fastest).")
 @click.option("--jacoby/--no-jacoby", default=True, show_default=True,
               help="Money games: gammons count only once the cube was turned (gnubg's default).")
 @click.option("--beavers/--no-beavers", default=True, show_default=True,
@@ -71,8 +74,9 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="Write a log (connections; every request with --verbose) to this file.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Log every request and reply (DEBUG for gbot's own loggers only).")
-def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
-          end_mode: str, caucasian: bool, variation: str, max_clients: int, idle_timeout: float,
+def serve(listen: str, ply: int, cube_ply: int | None, jacoby: bool, beavers: bool,
+          cube_cap: str, no_cube: bool, end_mode: str, caucasian: bool, variation: str,
+          max_clients: int, idle_timeout: float,
           log_file: str | None, verbose: bool) -> None:
     """Play for a gnubg seat: answer gnubg's external-player protocol on LISTEN.
 
@@ -89,7 +93,7 @@ def serve(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_
                       jacoby=jacoby, beavers=beavers, caucasian=caucasian)
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
-    engine = Engine(ply=ply, rules=rules)
+    engine = Engine(ply=ply, rules=rules, cube_ply=cube_ply)
 
     def ready(bound: object) -> None:
         click.echo(f"gbot {gbot.__version__} listening on {bound} (ply {ply}, "

@@ -35,6 +35,9 @@ def _invite(value: str) -> tuple[str, int]:
               help="Client name shown in other users' who lists (one word).")
 @click.option("--ply", type=click.IntRange(0, 4), default=0, show_default=True,
               help="Look-ahead of every decision.")
+@click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
+              help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
+                   "static cube model, fastest).")
 @click.option("--max-length", type=click.IntRange(0, 99), default=7, show_default=True,
               help="Longest match accepted (0 = any).")
 @click.option("--unlimited/--no-unlimited", default=False, show_default=True,
@@ -67,7 +70,8 @@ def _invite(value: str) -> tuple[str, int]:
 @click.option("-v", "--verbose", is_flag=True, help="Log every line sent and received "
               "(the password is masked); DEBUG for gbot's own loggers only.")
 def fibs(host: str, port: int, user: str, password_env: str, client_name: str, ply: int,
-         max_length: int, unlimited: bool, allow: tuple[str, ...], deny: tuple[str, ...],
+         cube_ply: int | None, max_length: int, unlimited: bool, allow: tuple[str, ...],
+         deny: tuple[str, ...],
          invites: tuple[str, ...], greeting: str, delay: float, max_matches: int,
          reconnect_tries: int, no_resign: bool, keepalive: float, state_file: str | None,
          record_dir: str | None, log_file: str | None, verbose: bool) -> None:
@@ -95,7 +99,7 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
         invites=tuple(_invite(v) for v in invites), max_matches=max_matches,
         keepalive=keepalive, resign=not no_resign, record_dir=record_dir or "")
     with command_logging(verbose, log_file, "%(asctime)s %(levelname)s %(message)s"):
-        engine = Engine(ply=ply)
+        engine = Engine(ply=ply, cube_ply=cube_ply)
         bot = FibsBot(config, engine, password)
         del password
         stop = threading.Event()
