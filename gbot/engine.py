@@ -36,14 +36,23 @@ import numpy.typing as npt
 
 from gbot.core import facts as _facts
 from gbot.core.board import Board
+from gbot.core.movegen import legal_plays_raw
+from gbot.cube.cubeful import Owner, cubeful_mwc, cubeless_mwc, money_equity
+from gbot.cube.plays import best_play_index, cube_lives
+from gbot.cube.resign import position_resignation, resignation_level, should_accept
+from gbot.errors import MatchRuleError
+from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
+from gbot.fastreply import FastPath
 from gbot.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
 from gbot.position import Play, Position
+from gbot.referee import loss_kind
 
 if TYPE_CHECKING:
-    from gbot.fastreply import FastPath, FastReply
+    from gbot.fastreply import FastReply
 
-__all__ = ["CubeAction", "Engine", "Probabilities", "TakeAction", "cubeless_equity"]
+__all__ = ["CubeAction", "Engine", "Probabilities", "TakeAction", "cubeless_equity",
+           "short_bearoff"]
 
 CubeAction = Literal["double", "roll"]
 TakeAction = Literal["take", "drop", "beaver"]
@@ -155,8 +164,6 @@ class Engine:
         """:class:`gbot.fastreply.FastPath` where the kernels decide as this engine does: a
         plain engine at 0-ply with the cube module and :class:`gbot.Evaluator` under the
         engine's move rule, end mode ``"backgammons"`` (others rank plays by the state)."""
-        from gbot.eval.evaluator import Evaluator
-        from gbot.fastreply import FastPath
 
         ev, r = self.evaluator, self.rules
         if not (type(self) is Engine and type(ev) is Evaluator and self.ply == 0
@@ -185,7 +192,6 @@ class Engine:
         if (ev is not None and provides(ev, "best_play")
                 and move_rule(ev) == self.rules.caucasian):
             return ev.best_play(pos, d, self.ply)
-        from gbot.core.movegen import legal_plays_raw
 
         results, steps = legal_plays_raw(pos.board, d[0], d[1], self.rules.caucasian)
         if results.shape[0] == 0:
@@ -215,8 +221,6 @@ class Engine:
     def _cubeful_play(self, pos: Position, d: tuple[int, int], st: MatchState) -> Play | None:
         """The play after which the opponent (on roll, with the cube as in ``st``) does worst
         (:func:`gbot.cube.plays.best_play_index`)."""
-        from gbot.cube.cubeful import Owner
-        from gbot.cube.plays import best_play_index, cube_lives
 
         cube, ev = self._cube, self.evaluator
         assert cube is not None and ev is not None
@@ -233,7 +237,6 @@ class Engine:
                      for w, wg, wbg, lg, lbg in (h.probabilities for h in hints)]
             lives = cube_lives([h.play.position.swapped().board for h in hints])
             return hints[best_play_index(probs, lives, theirs)].play   # type: ignore[no-any-return]
-        from gbot.core.movegen import legal_plays_raw
 
         results, steps = legal_plays_raw(pos.board, d[0], d[1], self.rules.caucasian)
         if results.shape[0] == 0:
@@ -278,7 +281,6 @@ class Engine:
         cube = self._cube
         if cube is None:
             return cubeless_equity(p)
-        from gbot.cube.cubeful import cubeful_mwc, cubeless_mwc, money_equity
 
         st = self._mine(state)
         ctx = cube.context_from_state(st, cube.board_cube_life(pos))
@@ -335,7 +337,7 @@ class Engine:
         ply = self.cube_ply
         if not provides(self.evaluator, "evaluate"):
             ply = self.ply        # the look-ahead needs batch evaluation: the engine's own ply
-        elif _short_bearoff(pos.board):
+        elif short_bearoff(pos.board):
             # the model's fixed cube life misjudges the last rolls; a 2-ply look-ahead over
             # the exact bear-off tables does not (and costs little this late)
             ply = max(ply, SHORT_BEAROFF_PLY)
@@ -372,7 +374,6 @@ class Engine:
         """
         if not self.may_resign(pos) or self._cube is None:
             return 0
-        from gbot.cube.resign import position_resignation, resignation_level
 
         p = self.probabilities(pos)
         if p[0] > NO_RESIGN_ABOVE:
@@ -380,8 +381,6 @@ class Engine:
         st = self._mine(state)
         ctx = self._cube.context_from_state(st, self._cube.board_cube_life(pos))
         if st.rules.resignation == "position":
-            from gbot.referee import loss_kind
-
             return int(position_resignation(p, ctx, loss_kind(pos.board, st.rules.checkers)))
         return int(resignation_level(p, ctx))
 
@@ -396,8 +395,6 @@ class Engine:
             raise ValueError(f"resignation level must be 1, 2 or 3, got {level!r}")
         state = self.rules_state(state)
         if self._cube is not None:
-            from gbot.cube.resign import should_accept
-
             resigner = pos.swapped()
             st = replace(state, player_on_roll=1 - state.player_to_act, double_offered=False)
             ctx = self._cube.context_from_state(st, self._cube.board_cube_life(resigner))
@@ -427,8 +424,6 @@ class Engine:
         """``state`` under this engine's rules (board lines carry none); a match longer
         than :data:`gbot.match.MAX_MATCH_LENGTH` is a :class:`~gbot.errors.MatchRuleError`."""
         if state.match_length > MAX_MATCH_LENGTH:
-            from gbot.errors import MatchRuleError
-
             raise MatchRuleError(f"match length {state.match_length} is beyond the "
                                  f"{MAX_MATCH_LENGTH} points gnubg plays")
         if state.rules is self.rules or state.rules == self.rules:
@@ -460,10 +455,6 @@ class _NoFastPath:
 def _default_evaluator(caucasian: bool) -> EvaluatorProtocol | None:
     """:class:`gbot.Evaluator` with its shipped networks, or None when it cannot evaluate yet."""
     try:
-        from gbot.eval.evaluator import Evaluator
-    except ImportError:
-        return None
-    try:
         ev = Evaluator(caucasian=caucasian)
         ev.probabilities(Position.initial(), 0)   # loads (and checks) the networks
     except Exception as exc:  # no usable networks: fall back to the built-in evaluation
@@ -483,7 +474,7 @@ def _cube_module() -> Any | None:
     return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
 
 
-def _short_bearoff(b: Board) -> bool:
+def short_bearoff(b: Board) -> bool:
     """Both sides bearing off (every checker home, none on the bar), each with at most
     :data:`SHORT_BEAROFF_CHECKERS` checkers left and the game not over."""
     v = b.tolist()

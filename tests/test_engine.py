@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gbot.cube.decision import board_cube_life, context_from_state, cube_decision, decide
-from gbot.engine import CUBE_PLY, NO_DOUBLE_BELOW, Engine, _short_bearoff
+from gbot.engine import CUBE_PLY, NO_DOUBLE_BELOW, Engine, short_bearoff
 from gbot.match import CENTRE, MatchState, Rules
 from gbot.position import Position
 from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_line
@@ -77,7 +77,7 @@ def test_cube_action_is_the_cube_modules_decision(engine: Engine, model_engine: 
             want = "roll"
             if st.may_double(0) and (p[0] >= NO_DOUBLE_BELOW or st.post_crawford):
                 want = "double" if _cube_module_decision(eng, pos, st).doubles else "roll"
-            if _short_bearoff(pos.board):
+            if short_bearoff(pos.board):
                 continue                      # those get the look-ahead decision
             assert eng.cube_action(pos, st) == want
             checked += 1

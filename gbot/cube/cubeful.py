@@ -53,6 +53,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import classify
 from gbot.core import cubemath as _core
 from gbot.core.cubemath import (
     BEAROFF_LIFE,
@@ -201,8 +202,6 @@ def cube_life(position_class: str, pips: int = 0) -> float:
 
 
 def _class_code(name: str) -> int:
-    from gbot.core import classify
-
     return {"race": classify.RACE, "bearoff": classify.BEAROFF,
             "crashed": classify.CRASHED}.get(name, classify.CONTACT)
 

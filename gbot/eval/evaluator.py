@@ -48,6 +48,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import bearoff as _bk
 from gbot.core import bestplay as _bp
 from gbot.core import dedup as _dd
 from gbot.core import expand as _ex
@@ -55,6 +56,9 @@ from gbot.core import movegen as _mg
 from gbot.core.board import Board
 from gbot.core.fastcall import Bound as _Bound
 from gbot.errors import EvaluatorError
+from gbot.eval.bearoff import tables
+from gbot.eval.net import Networks
+from gbot.notations.position_id import decode
 from gbot.position import Dice, Play, Position, check_dice
 
 _log = logging.getLogger("gbot.eval")
@@ -173,8 +177,6 @@ def _dice(dice: Sequence[int]) -> Dice:
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
     """The exact bear-off tables' probabilities (tables loaded, or built, on first use)."""
-    from gbot.core import bearoff as _bk
-    from gbot.eval.bearoff import tables
 
     t = tables()
     out = np.zeros((boards.shape[0], 5), dtype=np.float32)
@@ -202,15 +204,8 @@ _CHECK_IDS = ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwF
 def _kernel_args(nets: BoardEvaluator) -> _KernelArgs | None:
     """:meth:`Evaluator._fast`'s arrays for ``nets``, or None when the kernels cannot stand in
     for ``nets.evaluate`` (other networks, or a forward pass that no longer matches)."""
-    try:
-        from gbot.eval.net import Networks
-    except ImportError:
-        return None
     if type(nets) is not Networks:
         return None
-    from gbot.core import bearoff as _bk
-    from gbot.core import bestplay as _bp
-    from gbot.notations.position_id import decode
 
     try:
         empty = np.empty((0, 0), dtype=np.float32)
@@ -295,7 +290,6 @@ class Evaluator:
         if nets is None:
             with self._lock:
                 if self._networks is None:
-                    from gbot.eval.net import Networks
                     self._networks = (Networks.default() if self._path is None
                                       else Networks.load(os.fspath(self._path)))
                 nets = self._networks
@@ -348,7 +342,6 @@ class Evaluator:
 
     def _with_tables(self, args: _KernelArgs) -> _KernelArgs:
         """``args`` with the bear-off tables in (kept for later calls once in use)."""
-        from gbot.eval.bearoff import tables
 
         t = tables()
         new: _KernelArgs = (*args[:7], t.rolls, t.gammon, t.two_sided, args[10])
