@@ -10,6 +10,7 @@ which is the reference for these replies (``tests/test_fast_answer.py`` holds th
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from gbot.core.boardline import (
     OUT_SCORE_ME,
     OUT_SCORE_OPP,
 )
+from gbot.core.fastcall import Bound
 from gbot.core.limits import CENTRE
 from gbot.cube.cubeful import END_MULTIPLIERS, Owner
 from gbot.cube.decision import context_from_state
@@ -45,6 +47,9 @@ score ``(me, opponent)``."""
 _OWNER_OF = (CENTRE, 1, 0)
 """The match state's cube owner (me = player 1 here) for the line's owner field."""
 
+_SituationKey = tuple[int, int, int, int, int, int]
+"""A line's match length, score (me, opponent), cube value, cube owner and Crawford flag."""
+
 
 @dataclass(frozen=True)
 class _SimpleState:
@@ -58,6 +63,56 @@ class _SimpleState:
     crawford: bool
     rules: Rules
     player_on_roll: int = 1
+
+
+def _situation(params: tuple[Any, ...]) -> _an.Situation:
+    """:func:`gbot.cube.plays.kernel_params`'s values as a :class:`gbot.core.answer.Situation`
+    of fixed types (C-ordered float64 arrays, Python scalars)."""
+    lives, mult, met, away, opp_away, cube, owner, top, dead_nd, can, outcomes, win, lose, \
+        window, keep = params
+    return _an.Situation(_f64(lives), _f64(mult), _f64(met), int(away), int(opp_away),
+                         int(cube), int(owner), int(top), bool(dead_nd), bool(can),
+                         _f64(outcomes), float(win), float(lose), float(window), int(keep))
+
+
+def _f64(a: Any) -> npt.NDArray[np.float64]:
+    """A writeable C-ordered float64 copy of ``a``."""
+    return np.array(a, dtype=np.float64, order="C")
+
+
+class _Calls:
+    """One thread's kernels bound to its scratch arrays and one set of network arrays
+    (``fast``, the evaluator's kernel arrays): every argument but the line's bytes is fixed,
+    so each call goes straight to the compiled code (:class:`gbot.core.fastcall.Bound`)."""
+
+    __slots__ = ("fast", "work", "answer", "match")
+
+    def __init__(self, path: FastPath, fast: tuple[Any, ...]) -> None:
+        s = path.evaluator.scratch()
+        ws = s.ws
+        self.fast = fast
+        self.work = _an.Work(s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows,
+                             s.values, ws.out, ws.steps, ws.table, ws.hashes, ws.state,
+                             ws.path, ws.marks, _mg.HASH_KEYS, s.res, s.fields, s.reply,
+                             s.info)
+        nets = _an.Nets(*fast)
+        self.answer = Bound(_an.answer_board, (path.settings, nets, self.work))
+        self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}
+        """match_play and match_cube per cube situation, bound to its two sides'
+        :class:`gbot.core.answer.Situation`."""
+
+    def match_kernels(self, path: FastPath, key: _SituationKey) -> tuple[Bound, Bound]:
+        """``(match_play, match_cube)`` for the situation ``key`` (GbotError: impossible)."""
+        hit = self.match.get(key)
+        if hit is None:
+            mine, theirs = path.situations(key)
+            nets = self.answer.tail[1]
+            hit = (Bound(_an.match_play, (path.settings, nets, self.work, theirs)),
+                   Bound(_an.match_cube, (self.work, mine)))
+            if len(self.match) > 4096:
+                self.match.clear()
+            self.match[key] = hit
+        return hit
 
 
 class FastPath:
@@ -74,16 +129,16 @@ class FastPath:
         self.evaluator = evaluator
         self.rules = rules
         self.cube_lookahead = cube_lookahead
-        cube = np.zeros(_an.N_CUBE, dtype=np.float64)
-        cube[_an.MULT:_an.MULT + 3] = END_MULTIPLIERS[rules.end_mode]
-        # the kernel leaves a capped cube's decision to the general path; so it does every
-        # cube decision the engine looks ahead for (those the no-double screen lets through)
-        cube[[_an.JACOBY, _an.BEAVERS, _an.CUBE_CAP]] = (rules.jacoby, rules.beavers,
-                                                         rules.cube_cap or cube_lookahead)
-        self.head: tuple[Any, ...] = (
-            evaluator.caucasian, evaluator.exact_bearoff, rules.cube_enabled, rules.max_cube,
-            no_double_below, no_resign_above, rules.end_mode == "backgammons", cube)
-        self._situations: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self.settings = _an.Settings(
+            caucasian=bool(evaluator.caucasian), bearoff=bool(evaluator.exact_bearoff),
+            cube_enabled=bool(rules.cube_enabled), max_cube=int(rules.max_cube),
+            no_double_below=float(no_double_below), no_resign_above=float(no_resign_above),
+            cubeless_plays=rules.end_mode == "backgammons",
+            mult=_f64(END_MULTIPLIERS[rules.end_mode]), jacoby=bool(rules.jacoby),
+            beavers=bool(rules.beavers), cube_cap=int(rules.cube_cap),
+            cube_lookahead=bool(cube_lookahead))
+        self._local = threading.local()
+        self._situations: dict[_SituationKey, tuple[_an.Situation, _an.Situation]] = {}
 
     def reply(self, raw: bytes) -> FastReply | None:
         """The reply to the bare board line ``raw`` (ASCII, stripped), or None when the
@@ -91,48 +146,41 @@ class FastPath:
         fast = self.evaluator.kernel_arrays()
         if fast is None:
             return None
-        s = self.evaluator.scratch()
-        args = s.answer_args        # the arguments after the line, kept while they hold
-        if args is None or args[0] is not fast or args[1] is not self.head:
-            ws = s.ws
-            args = s.answer_args = (fast, self.head, (
-                *self.head, s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows,
-                s.values, ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
-                _mg.HASH_KEYS, *fast, s.res, s.fields, s.reply, s.info))
-        code = _an.answer_board(np.frombuffer(raw, dtype=np.uint8), *args[2])
+        calls: _Calls | None = getattr(self._local, "calls", None)
+        if calls is None or calls.fast is not fast:
+            calls = self._local.calls = _Calls(self, fast)
+        if type(raw) is not bytes:          # the kernel's argument type is fixed: read-only
+            raw = bytes(raw)
+        code = calls.answer(np.frombuffer(raw, dtype=np.uint8))
         if code == _an.FALLBACK:
             return None
-        f = s.fields
+        f = calls.work.fields
+        if code == _an.NEED_CUBE and self.cube_lookahead:
+            return None                     # a match's cube decision: the look-ahead's
         if code == _an.NEED_MATCH or code == _an.NEED_CUBE:
+            key = (int(f[OUT_LENGTH]), int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]),
+                   int(f[OUT_CUBE]), int(f[OUT_OWNER]), int(f[OUT_CRAWFORD]))
             try:
-                mine, theirs = self._situation(f)
+                play, cube = calls.match_kernels(self, key)
             except GbotError:               # an impossible cube situation: reported there
                 return None
-        if code == _an.NEED_MATCH:          # a match's move: ranked with the opponent's cube
-            ws = s.ws
-            tail: tuple[Any, ...] = (*fast, *theirs, s.reply, s.info)
-            code = _an.match_play(f, self.head[0], self.head[1], s.children, s.probs, s.kinds,
-                                  s.counts, s.rows, s.values, ws.out, ws.steps, ws.table,
-                                  ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *tail)
-        elif code == _an.NEED_CUBE:         # a match's cube decision: the cube model
-            if self.cube_lookahead:
+            # a match's move is ranked with the opponent's cube, a cube decision by the static
+            # cube model
+            code = play() if code == _an.NEED_MATCH else cube()
+            if code == _an.FALLBACK:
                 return None
-            code = _an.match_cube(f, s.probs[0], *mine[:10], *mine[11:13])
-        if code == _an.FALLBACK:
-            return None
         score = (int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]))
         if code == _an.ROLL:
             return "roll", score
         if code == _an.DOUBLE:
             return "double", score
-        return s.reply[:int(s.info[0])].tobytes().decode("ascii"), score
+        w = calls.work
+        return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score
 
-    def _situation(self, f: npt.NDArray[np.int64]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """The kernel parameters (:func:`gbot.cube.plays.kernel_params`) of my cube situation
-        in the line read into ``f`` (cube life aside) and of the opponent's after my play,
-        kept per situation: the match score and the cube repeat through a match."""
-        key = (int(f[OUT_LENGTH]), int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]), int(f[OUT_CUBE]),
-               int(f[OUT_OWNER]), int(f[OUT_CRAWFORD]))
+    def situations(self, key: _SituationKey) -> tuple[_an.Situation, _an.Situation]:
+        """My cube situation in a line with the numbers ``key`` (cube life aside) and the
+        opponent's after my play, as the engine builds them, kept per situation: the match
+        score and the cube repeat through a match. GbotError: an impossible situation."""
         hit = self._situations.get(key)
         if hit is not None:
             return hit
@@ -144,7 +192,7 @@ class FastPath:
         mine = context_from_state(st)     # type: ignore[arg-type]
         flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
         theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
-        entry = (kernel_params(mine), kernel_params(theirs))
+        entry = (_situation(kernel_params(mine)), _situation(kernel_params(theirs)))
         if len(self._situations) > 4096:
             self._situations.clear()
         self._situations[key] = entry

@@ -16,10 +16,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from gbot import fastreply
+from gbot.core.answer import Nets, Situation, answer_board
+from gbot.core.cubemath import LIVES
 from gbot.core.movegen import legal_plays_raw
 from gbot.core.notation import TEXT_SIZE, format_steps_into
+from gbot.cube.decision import context_from_state
+from gbot.cube.plays import MATCH_KEEP, MATCH_WINDOW, kernel_params
 from gbot.engine import Engine
-from gbot.match import Rules
+from gbot.fastreply import FastPath
+from gbot.match import MatchState, Rules
 from gbot.position import Position
 from gbot.protocols import gnubg_external as ge
 from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
@@ -70,7 +76,10 @@ def _answers(engine: Engine, lines: list[str], fast: bool,
 
 @pytest.fixture(scope="module")
 def engines() -> list[Engine]:
-    return [Engine(rules=r) for r in RULES]
+    # the default engines look ahead for the cube; the static cube model's engines (cube_ply
+    # 0) let the kernels decide doubles too (money: Janowski's forms, match: match_cube)
+    return ([Engine(rules=r) for r in RULES]
+            + [Engine(rules=r, cube_ply=0) for r in RULES[:2]])
 
 
 def test_referee_boards_same_replies(engines: list[Engine],
@@ -98,7 +107,7 @@ def test_most_referee_questions_take_the_fast_path(engines: list[Engine]) -> Non
 @settings(max_examples=300, deadline=None)
 def test_generated_lines_same_replies(engines: list[Engine], b: FibsBoard) -> None:
     line = format_fibs_board(b)
-    for engine in engines[:3]:
+    for engine in engines[:3] + engines[-1:]:
         got = []
         for fast in (False, True):
             ge._FAST = fast
@@ -109,3 +118,45 @@ def test_generated_lines_same_replies(engines: list[Engine], b: FibsBoard) -> No
                 ge._FAST = True
         assert got[0] == got[1]
 
+
+
+def test_kernel_arguments_are_the_sources_named_fields(engines: list[Engine]) -> None:
+    """The bundles the fast path builds hold what their sources give, field by field, and
+    every call goes to the compiled code (no dispatcher)."""
+    engine = engines[-1]                              # static cube model, Jacoby and beavers
+    ge.warm(engine)
+    path = engine._fast_path
+    assert isinstance(path, FastPath)
+    calls = path._local.calls
+    ev = path.evaluator
+    assert tuple(calls.answer.tail[1]) == ev.kernel_arrays()
+    assert Nets._fields[:7] == ("esc", "class_net", "w1m", "b1", "w2t", "b2", "activation")
+    s = ev.scratch()
+    work = calls.work
+    for name in ("children", "probs", "kinds", "counts", "mover", "eqs", "rows", "values",
+                 "res", "fields", "reply", "info"):
+        assert getattr(work, name) is getattr(s, name)
+    for name in ("out", "steps", "table", "hashes", "state", "path", "marks"):
+        assert getattr(work, name) is getattr(s.ws, name)
+    st = path.settings
+    r = engine.rules
+    assert (st.jacoby, st.beavers, st.cube_enabled, st.max_cube, st.cube_lookahead) == (
+        r.jacoby, r.beavers, r.cube_enabled, r.max_cube, False)
+    assert list(st.mult) == [1.0, 2.0, 3.0]
+    assert calls.answer._fn is not answer_board       # the compiled version, not numba's
+    called = [b for pair in calls.match.values() for b in pair if b._fn is not None]
+    assert len(called) >= 2                           # warm() asked a match move and cube
+    assert all(b._fn is not b.kernel for b in called)
+
+
+def test_situation_is_kernel_params_by_name() -> None:
+    """:class:`Situation` names :func:`gbot.cube.plays.kernel_params`'s values in order."""
+    st = MatchState(match_length=7, score=(2, 4), cube_value=2, cube_owner=0)
+    ctx = context_from_state(st)
+    params = kernel_params(ctx)
+    sit = fastreply._situation(params)
+    assert len(params) == len(Situation._fields)
+    assert (sit.away, sit.opp_away, sit.cube) == (ctx.away, ctx.opp_away, ctx.cube)
+    assert (sit.owner, sit.can) == (int(ctx.owner), ctx.can_double())
+    assert np.array_equal(sit.lives, LIVES) and np.array_equal(sit.outcomes, params[10])
+    assert (sit.window, sit.keep) == (MATCH_WINDOW, MATCH_KEEP)

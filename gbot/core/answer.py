@@ -13,17 +13,23 @@ questions that make up most of a match when the answer needs no match-state reas
   threshold: ``roll``; in match play the cube model decides (:func:`match_cube`, a second
   call); in money play without a cube cap, ``double`` or ``roll`` by Janowski's
   closed forms and the decision rule, the kernels :func:`gbot.cube.cubeful.cubeful` and
-  :func:`gbot.cube.decision.decide` call too (:mod:`gbot.core.cubemath`; ``cube`` holds the
-  rules' cube switches);
+  :func:`gbot.cube.decision.decide` call too (:mod:`gbot.core.cubemath`);
 
 both only when no resignation can be due: with contact, or with a 0-ply winning chance above
 the engine's resignation threshold. Everything else (take questions, a possible double or
 resignation, lines the fast reader does not accept) is :data:`FALLBACK`: the engine's general
 path answers (:meth:`gbot.engine.Engine.fast_reply` calls these kernels through
 :mod:`gbot.fastreply`), which is the reference for these answers.
+
+The kernels take their arguments in a few named bundles that the caller builds once and keeps:
+:class:`Settings` (the session's rules and the engine's thresholds), :class:`Nets` (the
+networks' and bear-off tables' arrays), :class:`Work` (one thread's scratch arrays) and, in
+match play, :class:`Situation` (a side's cube situation, kept per score and cube).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -85,13 +91,106 @@ NEED_CUBE = 5
 """Double or roll in match play, the cube model to ask: :func:`match_cube` (``fields`` and
 ``probs[0]``, the position's 0-ply probabilities, are valid)."""
 
-# the ``cube`` argument: the rules' cube switches (cube lives: :data:`gbot.core.cubemath.LIVES`)
-MULT = 0
-"""Three entries: what a single, a gammon and a backgammon count under the end mode."""
-JACOBY = 3
-BEAVERS = 4
-CUBE_CAP = 5
-N_CUBE = 6
+class Settings(NamedTuple):
+    """A session's rule switches and the engine's thresholds (built once per engine)."""
+
+    caucasian: bool
+    """The Caucasian move rule."""
+    bearoff: bool
+    """Exact bear-off tables for positions with every checker home."""
+    cube_enabled: bool
+    max_cube: int
+    """The highest cube value (a double past it is not allowed)."""
+    no_double_below: float
+    """The engine's 0-ply winning chance below which it does not double."""
+    no_resign_above: float
+    """The engine's 0-ply winning chance above which no resignation is weighed."""
+    cubeless_plays: bool
+    """Money plays are ranked by cubeless equity (end mode ``backgammons``)."""
+    mult: F64
+    """What a single, a gammon and a backgammon count under the end mode (three entries)."""
+    jacoby: bool
+    beavers: bool
+    cube_cap: int
+    """The rules' cube cap (0: none; a capped cube is left to the general path)."""
+    cube_lookahead: bool
+    """The engine decides the cube by a look-ahead: every money cube decision past the
+    no-double screen is left to the general path (:data:`FALLBACK`), and :data:`NEED_CUBE`
+    is the caller's to hand on."""
+
+
+class Nets(NamedTuple):
+    """The networks' and bear-off tables' arrays, in the order of
+    :meth:`gbot.eval.evaluator.Evaluator.kernel_arrays`."""
+
+    esc: I64
+    class_net: I64
+    w1m: F32
+    b1: F32
+    w2t: F32
+    b2: F32
+    activation: int
+    dist: F32
+    gdist: F32
+    two: F32
+    """The two-sided bear-off table (empty until a bear-off needs it)."""
+    binom: I64
+
+
+class Work(NamedTuple):
+    """Scratch arrays (one set per thread): the root expansion's, the move generator's
+    (:class:`gbot.core.movegen.Workspace`), and the line's numbers and the reply."""
+
+    children: I8
+    probs: F64
+    kinds: I8
+    counts: I64
+    mover: F64
+    eqs: F64
+    rows: I8
+    values: F32
+    out: I8
+    steps: I8
+    table: npt.NDArray[np.int32]
+    hashes: I64
+    state: I64
+    path: I8
+    marks: I8
+    keys: I64
+    res: I64
+    fields: I64
+    """The line's numbers as :func:`gbot.core.boardline.read_gnubg_numbers` writes them."""
+    reply: U8
+    """The move's text (``info[0]`` bytes)."""
+    info: I64
+
+
+class Situation(NamedTuple):
+    """One side's cube situation in match play, as :func:`gbot.core.cubemath.cube_values`
+    takes it (:func:`gbot.cube.plays.kernel_params` gives these in this order), with the
+    move filter of :func:`gbot.cube.plays.best_play_index`."""
+
+    lives: F64
+    """Cube lives by position class (:data:`gbot.core.cubemath.LIVES`)."""
+    mult: F64
+    met: F64
+    away: int
+    opp_away: int
+    cube: int
+    owner: int
+    top: int
+    dead_nd: bool
+    can: bool
+    """Whether this side may double."""
+    outcomes: F64
+    """The dead-cube values of the game's outcomes
+    (:func:`gbot.core.cubemath.dead_values_rows`)."""
+    win_mwc: float
+    """This side's match chance after winning the cube..."""
+    lose_mwc: float
+    """... and after losing it."""
+    window: float
+    keep: int
 
 
 @jit
@@ -113,18 +212,14 @@ def _names_end(text: U8) -> int:
 
 
 @jit
-def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, max_cube: int,
-                 no_double_below: float, no_resign_above: float, cubeless_plays: bool,
-                 cube: F64, children: I8, probs: F64,
-                 kinds: I8, counts: I64, mover: F64, eqs: F64, rows: I8, values: F32,
-                 w_out: I8, w_steps: I8,
-                 table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
-                 keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
-                 activation: int, dist: F32, gdist: F32, two: F32, binom: I64, res: I64,
-                 fields: I64, reply: U8, info: I64) -> int:
+def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     """Answer the line ``text`` (see the module docstring): :data:`MOVE`, :data:`ROLL`,
-    :data:`DOUBLE` or :data:`FALLBACK`. ``fields`` gets the line's numbers as
-    :func:`gbot.core.boardline.read_gnubg_numbers` writes them (valid unless FALLBACK)."""
+    :data:`DOUBLE`, :data:`NEED_MATCH`, :data:`NEED_CUBE` or :data:`FALLBACK`.
+    ``work.fields`` gets the line's numbers (valid unless FALLBACK), ``work.reply`` and
+    ``work.info`` a move's text."""
+    s = settings
+    w = work
+    fields = w.fields
     start = _names_end(text)
     if start < 0 or not read_gnubg_numbers(text[start:], fields):
         return FALLBACK
@@ -133,18 +228,13 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
-    one = children[:1]
     win = -1.0                                # the 0-ply winning chance, once known
     if not contact(board):                    # resignations are only weighed without contact
         mine, theirs = checkers_left(board)
         if mine == 0 or theirs == 0:
             return FALLBACK
-        one[0, :] = board
-        if static_values(one, bearoff, probs, kinds, counts, rows, values, esc, class_net,
-                         w1m, b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
-            return FALLBACK
-        win = probs[0, 0]
-        if not win > no_resign_above:
+        win = _static_win(board, s.bearoff, nets, w)
+        if win < 0.0 or not win > s.no_resign_above:
             return FALLBACK
     d1 = fields[OUT_DIE1]
     d2 = fields[OUT_DIE2]
@@ -152,48 +242,63 @@ def answer_board(text: U8, caucasian: bool, bearoff: bool, cube_enabled: bool, m
     if d1 != 0:
         if length != 0:
             return NEED_MATCH                 # plays ranked with the match state
-        if not cubeless_plays:
+        if not s.cubeless_plays:
             return FALLBACK                   # plays ranked with the money end mode
-        code = best_static(board, d1, d2, caucasian, bearoff, children, probs, kinds, counts,
-                           mover, eqs, rows, values, w_out, w_steps, table, hashes, state,
-                           path, marks, keys, esc, class_net, w1m, b1, w2t, b2, activation,
-                           dist, gdist, two, binom, res)
+        n = nets
+        code = best_static(board, d1, d2, s.caucasian, s.bearoff, w.children, w.probs,
+                           w.kinds, w.counts, w.mover, w.eqs, w.rows, w.values, w.out,
+                           w.steps, w.table, w.hashes, w.state, w.path, w.marks, w.keys,
+                           n.esc, n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist,
+                           n.gdist, n.two, n.binom, w.res)
         if code != 0:
             return FALLBACK
-        info[0] = 0
-        if res[0] > 0:
-            info[0] = format_steps_into(board, w_steps[res[1]], reply)
+        w.info[0] = 0
+        if w.res[0] > 0:
+            w.info[0] = format_steps_into(board, w.steps[w.res[1]], w.reply)
         return MOVE
     crawford = fields[OUT_CRAWFORD] != 0
-    if (not cube_enabled or (length > 0 and crawford) or fields[OUT_OWNER] == OWNER_OPPONENT
-            or fields[OUT_CUBE] * 2 > max_cube):
+    if (not s.cube_enabled or (length > 0 and crawford) or fields[OUT_OWNER] == OWNER_OPPONENT
+            or fields[OUT_CUBE] * 2 > s.max_cube):
         return ROLL                           # the cube is not mine to turn
     post = length > 0 and not crawford and (fields[OUT_SCORE_ME] == length - 1
                                             or fields[OUT_SCORE_OPP] == length - 1)
     if win < 0.0:
-        one[0, :] = board
-        if static_values(one, bearoff, probs, kinds, counts, rows, values, esc, class_net,
-                         w1m, b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
+        win = _static_win(board, s.bearoff, nets, w)
+        if win < 0.0:
             return FALLBACK
-        win = probs[0, 0]
     dead = length > 0 and fields[OUT_CUBE] >= length - fields[OUT_SCORE_OPP]   # theirs at stake
-    if win < no_double_below and not post and not dead:   # (post-Crawford: the free double)
+    if win < s.no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
     cls, pips = class_and_pips(board)
     if cls == BEAROFF or cls == OVER:
         return FALLBACK                       # bear-offs may get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
-    if cube[CUBE_CAP] != 0.0 or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
-        return FALLBACK                       # a capped cube: the cube model
-    verdict = _money_doubles(probs[0], cls, pips, fields[OUT_OWNER], cube)
+    if s.cube_cap != 0 or s.cube_lookahead or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
+        return FALLBACK                       # a capped cube or a look-ahead: the engine's
+    verdict = _money_doubles(w.probs[0], cls, pips, fields[OUT_OWNER], s)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
 
 
 @jit
-def _money_doubles(p: F64, cls: int, pips: int, owner: int, cube: F64) -> int:
+def _static_win(board: I8, bearoff: bool, nets: Nets, work: Work) -> float:
+    """The 0-ply probabilities of ``board`` into ``work.probs[0]`` and its winning chance,
+    or -1.0 when they need the bear-off tables and these are not loaded."""
+    w = work
+    n = nets
+    one = w.children[:1]
+    one[0, :] = board
+    if static_values(one, bearoff, w.probs, w.kinds, w.counts, w.rows, w.values, n.esc,
+                     n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist, n.gdist,
+                     n.two, n.binom) != 0:
+        return -1.0
+    return float(w.probs[0, 0])
+
+
+@jit
+def _money_doubles(p: F64, cls: int, pips: int, owner: int, s: Settings) -> int:
     """1 when the side on roll should double (money, no cube cap), 0 when not, -1 when the
     probabilities are inconsistent (the general path then reports it): Janowski's values and
     the decision rule of :mod:`gbot.core.cubemath`."""
@@ -201,9 +306,8 @@ def _money_doubles(p: F64, cls: int, pips: int, owner: int, cube: F64) -> int:
     if not clip_probs(p, checked):
         return -1
     e = np.empty(3, dtype=np.float64)
-    janowski(checked, cube[MULT:MULT + 3], life_of(cls, pips, LIVES), owner,
-             cube[JACOBY] != 0.0, e)
-    a = action_of(e[0], e[1], e[2], checked[WIN_G], cube[BEAVERS] != 0.0)
+    janowski(checked, s.mult, life_of(cls, pips, LIVES), owner, s.jacoby, e)
+    a = action_of(e[0], e[1], e[2], checked[WIN_G], s.beavers)
     return 1 if doubles(a) else 0
 
 
@@ -230,60 +334,59 @@ def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float) -> b
 
 
 @jit
-def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs: F64,
-               kinds: I8, counts: I64, rows: I8, values: F32, w_out: I8, w_steps: I8,
-               table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
-               keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
-               activation: int, dist: F32, gdist: F32, two: F32, binom: I64, lives: F64,
-               mult: F64, met: F64, away: int, opp_away: int, cube: int, owner: int, top: int,
-               dead_nd: bool, can: bool, outcomes: F64, win_mwc: float, lose_mwc: float,
-               window: float, keep: int, reply: U8, info: I64) -> int:
-    """The move of the line read into ``fields`` (match play), ranked as
+def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) -> int:
+    """The move of the line read into ``work.fields`` (match play), ranked as
     :meth:`gbot.engine.Engine.choose_play` ranks it with the match state: by what the
-    opponent, on roll after each play, gets with its right cube action
-    (:func:`gbot.cube.plays.best_play_index`: the plays whose dead-cube value
-    (:func:`gbot.core.cubemath.dead_values_rows` with ``outcomes``) is within ``window`` of
-    the best, at most ``keep``, valued by the cube model). The arguments after ``lives`` (the
-    cube lives, laid out as :data:`gbot.core.cubemath.LIVES`) describe the opponent's
-    cube situation as :func:`gbot.core.cubemath.cube_values` takes it, ``win_mwc`` and
-    ``lose_mwc`` its match chances after winning or losing the cube. Returns :data:`MOVE`
-    (text in ``reply``, ``info[0]`` bytes) or :data:`FALLBACK`."""
+    opponent, on roll after each play, gets with its right cube action in its cube situation
+    ``theirs`` (:func:`gbot.cube.plays.best_play_index`: the plays whose dead-cube value
+    (:func:`gbot.core.cubemath.dead_values_rows` with ``theirs.outcomes``) is within
+    ``theirs.window`` of the best, at most ``theirs.keep``, valued by the cube model).
+    Returns :data:`MOVE` (text in ``work.reply``, ``work.info[0]`` bytes) or
+    :data:`FALLBACK`."""
+    w = work
+    n = nets
+    c = theirs
+    fields = w.fields
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
-    n = generate(board, fields[OUT_DIE1], fields[OUT_DIE2], caucasian, w_out, w_steps, table,
-                 hashes, state, path, marks, keys)
-    if state[2] != 0 or n > children.shape[0]:
+    count = generate(board, fields[OUT_DIE1], fields[OUT_DIE2], settings.caucasian, w.out,
+                     w.steps, w.table, w.hashes, w.state, w.path, w.marks, w.keys)
+    children = w.children
+    probs = w.probs
+    if w.state[2] != 0 or count > children.shape[0]:
         return FALLBACK
-    info[0] = 0
-    if n == 0:
+    w.info[0] = 0
+    if count == 0:
         return MOVE
     best = 0
-    if n > 1:
+    if count > 1:
+        counts = w.counts
         counts[0] = 0
         counts[1] = 0
-        for i in range(n):
-            flip_into(w_out[i], children[i])
-            classify_child(children[i], bearoff, probs, kinds, i, counts)
-        if static_fill(children, n, kinds, counts, probs, rows, values, esc, class_net, w1m,
-                       b1, w2t, b2, activation, dist, gdist, two, binom) != 0:
+        for i in range(count):
+            flip_into(w.out[i], children[i])
+            classify_child(children[i], settings.bearoff, probs, w.kinds, i, counts)
+        if static_fill(children, count, w.kinds, counts, probs, w.rows, w.values, n.esc,
+                       n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist, n.gdist,
+                       n.two, n.binom) != 0:
             return FALLBACK
-        life = np.empty(n, dtype=np.float64)
-        lives_rows(children[:n], lives, life)
-        dead = np.empty(n, dtype=np.float64)
-        dead_values_rows(probs[:n], outcomes, 1.0, dead)
-        order = np.empty(n, dtype=np.int64)          # stable sort by dead value
-        for i in range(n):
+        life = np.empty(count, dtype=np.float64)
+        lives_rows(children[:count], c.lives, life)
+        dead = np.empty(count, dtype=np.float64)
+        dead_values_rows(probs[:count], c.outcomes, 1.0, dead)
+        order = np.empty(count, dtype=np.int64)      # stable sort by dead value
+        for i in range(count):
             j = i
             while j > 0 and dead[order[j - 1]] > dead[i]:
                 order[j] = order[j - 1]
                 j -= 1
             order[j] = i
-        bound = dead[order[0]] + window
-        kept = np.empty(keep, dtype=np.int64)
+        bound = dead[order[0]] + c.window
+        kept = np.empty(c.keep, dtype=np.int64)
         m = 0
-        for i in range(n):
-            if m < keep and dead[order[i]] <= bound:
+        for i in range(count):
+            if m < c.keep and dead[order[i]] <= bound:
                 kept[m] = order[i]
                 m += 1
         best = kept[0]
@@ -296,46 +399,44 @@ def match_play(fields: I64, caucasian: bool, bearoff: bool, children: I8, probs:
                 i = kept[t]
                 if not clip_probs(probs[i], checked):
                     return FALLBACK
-                if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top,
-                               life[i], False, dead_nd, can, raw) != 0:
+                if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube,
+                               c.owner, c.top, life[i], False, c.dead_nd, c.can, raw) != 0:
                     return FALLBACK
-                if win_mwc == lose_mwc or raw[0] != raw[0]:
+                if c.win_mwc == c.lose_mwc or raw[0] != raw[0]:
                     return FALLBACK
-                v = _match_value(raw, checked, can, win_mwc, lose_mwc)
+                v = _match_value(raw, checked, c.can, c.win_mwc, c.lose_mwc)
                 if v < best_value - 1e-12:
                     best = i
                     best_value = v
-    info[0] = format_steps_into(board, w_steps[best], reply)
+    w.info[0] = format_steps_into(board, w.steps[best], w.reply)
     return MOVE
 
 
 @jit
-def match_cube(fields: I64, p: F64, lives: F64, mult: F64, met: F64, away: int,
-               opp_away: int, cube: int, owner: int, top: int, dead_nd: bool, can: bool,
-               win_mwc: float, lose_mwc: float) -> int:
-    """Double or roll for the line read into ``fields`` (match play, the side on roll may
-    double), from its 0-ply probabilities ``p``, as :meth:`gbot.engine.Engine.cube_action`
-    decides with the cube model (:func:`gbot.cube.decision.decide`): :data:`DOUBLE`,
-    :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general path reports).
-    The arguments after ``lives`` are the side on roll's cube situation as
-    :func:`gbot.core.cubemath.cube_values` takes it; ``win_mwc``/``lose_mwc`` its match
-    chances after winning or losing the cube."""
+def match_cube(work: Work, mine: Situation) -> int:
+    """Double or roll for the line read into ``work.fields`` (match play, the side on roll
+    may double), from its 0-ply probabilities in ``work.probs[0]``, as
+    :meth:`gbot.engine.Engine.cube_action` decides with the cube model
+    (:func:`gbot.cube.decision.decide`) in the side on roll's cube situation ``mine``:
+    :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general
+    path reports)."""
+    c = mine
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
-        board[i] = fields[i]
+        board[i] = work.fields[i]
     cls, pips = class_and_pips(board)
     if cls == BEAROFF or cls == OVER:
         return FALLBACK
-    life = life_of(cls, pips, lives)
+    life = life_of(cls, pips, c.lives)
     checked = np.empty(5, dtype=np.float64)
-    if not clip_probs(p, checked):
+    if not clip_probs(work.probs[0], checked):
         return FALLBACK
     raw = np.empty(3, dtype=np.float64)
-    if cube_values(checked, mult, False, away, opp_away, met, cube, owner, top, life, False,
-                   dead_nd, can, raw) != 0:
+    if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube, c.owner, c.top,
+                   life, False, c.dead_nd, c.can, raw) != 0:
         return FALLBACK
-    if win_mwc == lose_mwc:
+    if c.win_mwc == c.lose_mwc:
         return FALLBACK
-    if not can:
+    if not c.can:
         return ROLL
-    return DOUBLE if _match_doubles(raw, checked, win_mwc, lose_mwc) else ROLL
+    return DOUBLE if _match_doubles(raw, checked, c.win_mwc, c.lose_mwc) else ROLL
