@@ -29,17 +29,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from gbot.core import classify as C
-from gbot.errors import GbotError
-from gbot.eval.net import Networks
-from gbot.rollout import ROLLOUT_PLIES, RolloutError
-from gbot.train import data as D
-from gbot.train import label as L
-from gbot.train import rollout_label as R
-from gbot.train import selfplay as S
-from gbot.train import td as T
-from gbot.train import teacher as TE
-from gbot.train.supervised import default_configs, train_networks
+from gbot.rollout import ROLLOUT_PLIES
 
 ROOT = Path.cwd()
 
@@ -100,16 +90,23 @@ def _check_data(path: Path) -> None:
 def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(boards, probs, decision groups or None)`` of a ``--data`` set (checked by
     :func:`_check_data`); only teacher folders have decision groups."""
+    from gbot.train import data as D
     if path.is_dir() and (path / "positions.npz").exists():
-        b, p = L.load(path)
-        return b, p, L.load_groups(path, b.shape[0])
+        from gbot.train.label import load as load_labels
+        from gbot.train.label import load_groups
+        b, p = load_labels(path)
+        return b, p, load_groups(path, b.shape[0])
     if path.is_dir():
-        return (*D.dedupe(*S.load(path)), None)
+        from gbot.train.selfplay import load
+        return (*D.dedupe(*load(path)), None)
     return (*D.load_npz(path), None)
 
 
 def _check_weights(path: Path, option: str) -> None:
     """``path`` must be a weights file gbot can read, else a one-line error."""
+    from gbot.errors import GbotError
+    from gbot.eval.net import Networks
+
     try:
         Networks.load(path)
     except GbotError as exc:
@@ -140,6 +137,7 @@ def cli() -> None:
 @click.option("--dst", type=click.Path(path_type=Path), default=RUNS / "data", show_default=True)
 def prepare(src: Path, dst: Path) -> None:
     """gnubg2ply parts 000-017 -> train, 018 -> val, 019 -> held-out (never trained on)."""
+    from gbot.train import data as D
     parts = D.gnubg2ply_parts(src)
     if len(parts) < 20:
         raise click.ClickException(f"expected 20 gnubg2ply parts in {src}, found {len(parts)}")
@@ -165,6 +163,7 @@ def prepare(src: Path, dst: Path) -> None:
 def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
        checkpoint: Path, out: Path) -> None:
     """TD(lambda) self-play bootstrap (numba); resumable from its checkpoint."""
+    from gbot.train import td as T
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
     nets = T.run(checkpoint, games, hidden, seed, alpha, lam, eps,
                  log=_log_to(checkpoint.parent / "log.txt"))
@@ -190,10 +189,12 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
              weights: Path | None, starts: Path | None, starts_class: str) -> None:
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
+    from gbot.train import selfplay as S
     if weights is not None:
         _check_weights(weights, "--weights")
     boards = None
     if starts is not None:
+        from gbot.core import classify as C
         _check_data(starts)
         boards = _load_data(starts)[0]
         if starts_class != "any":
@@ -216,6 +217,8 @@ def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_ga
 def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
           seed: int) -> None:
     """Label positions from our own play with gnubg-nn at --plies (resumable)."""
+    from gbot.train import label as L
+    from gbot.train import selfplay as S
     if not (out / "positions.npz").exists():
         _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
     log = _log_to(out / "log.txt")
@@ -264,6 +267,9 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                lr: float, lr_final: float, rank_weight: float, only: tuple[str, ...],
                finetune: bool, workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
+    from gbot.eval.net import Networks
+    from gbot.train import data as D
+    from gbot.train.supervised import default_configs, train_networks
     for path in data_paths:
         _check_data(path)
     _check_npz(val, "--val")
@@ -323,13 +329,14 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
 def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, margin: float,
             limit: int, workers: int, weights: Path | None, seed: int) -> None:
     """Label close decisions from play with a deeper teacher (resumable, parallel)."""
+    from gbot.train import teacher as T
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
-        boards, played, groups = TE.close_candidate_groups(list(src), margin)
-        n = TE.prepare(out, boards, limit, seed, groups)
+        boards, played, groups = T.close_candidate_groups(list(src), margin)
+        n = T.prepare(out, boards, limit, seed, groups)
         log(f"chose {n} positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
-    TE.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
+    T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
 
 
 @cli.command(name="rollout")
@@ -347,6 +354,8 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
 def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, workers: int,
                   seed: int, checker_ply: int) -> None:
     """Label positions by gbot's own rollouts (cubeless, luck cancelled; resumable)."""
+    from gbot.rollout import RolloutError
+    from gbot.train import rollout_label as R
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
         n = R.prepare(src, out, limit, seed)
