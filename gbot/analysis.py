@@ -31,8 +31,16 @@ from typing import Any
 
 import numpy as np
 
+import gbot
+from gbot.cube import context_from_state, cube_decision
+from gbot.cube.cubeful import cubeful_mwc
+from gbot.cube.decision import board_cube_life
 from gbot.errors import GbotError
+from gbot.eval.evaluator import Evaluator, equities, invert
+from gbot.match import GameState, MatchState
+from gbot.records import matfile, sgf_read
 from gbot.referee import Action, GameRecord, MatchRecord
+from gbot.rollout_cube import opponent_state
 
 __all__ = ["Analysis", "Decision", "PlayerStats", "analyse", "mark", "rating"]
 
@@ -188,8 +196,6 @@ class _Game:
 
     def __init__(self, record: MatchRecord, game: GameRecord, ply: int,
                  weights: str | None) -> None:
-        from gbot.eval.evaluator import Evaluator
-
         self.record = record
         self.game = game
         self.ply = ply
@@ -198,8 +204,6 @@ class _Game:
 
     def _state(self, player: int, cube: int, owner: int, dice: tuple[int, int] = (0, 0),
                offered: bool = False) -> Any:
-        from gbot.match import GameState, MatchState
-
         g = self.game
         return MatchState(match_length=self.record.match_length, score=g.score,
                           cube_value=cube, cube_owner=owner, player_on_roll=player,
@@ -212,7 +216,6 @@ class _Game:
         money (so that EMG * stakes / 2 is the MWC-like figure)."""
         if self.money:
             return 2.0
-        from gbot.cube import context_from_state
 
         ctx = context_from_state(st)
         pc = ctx.crawford or ctx.post_crawford
@@ -224,7 +227,6 @@ class _Game:
     def _play_values(self, pos: Any, dice: tuple[int, int], st: Any,
                      played: np.ndarray[Any, Any]) -> tuple[str, float, str, float, int, bool]:
         """``(best text, best value, played text, played value, count, forced)`` in EMG."""
-        from gbot.eval.evaluator import equities, invert
 
         hints = self.ev.hint(pos, dice, ply=self.ply, n=None)
         if len(hints) <= 1:
@@ -243,11 +245,6 @@ class _Game:
         if self.money:
             vals = equities(probs)
         else:
-            from gbot.cube import context_from_state
-            from gbot.cube.cubeful import cubeful_mwc
-            from gbot.cube.decision import board_cube_life
-            from gbot.rollout_cube import opponent_state
-
             opp = opponent_state(st)
             vals = np.empty(len(cands))
             for i, p in enumerate(probs):
@@ -262,7 +259,6 @@ class _Game:
 
     def _luck(self, pos: Any, dice: tuple[int, int]) -> float:
         """The roll's luck for the mover, cubeless EMG at 0-ply."""
-        from gbot.eval.evaluator import equities, invert
 
         vals = np.empty(21)
         weights = np.empty(21)
@@ -282,7 +278,6 @@ class _Game:
 
     def run(self) -> list[Decision]:
         """The game's decisions in order."""
-        import gbot
 
         g = self.game
         out: list[Decision] = []
@@ -324,8 +319,6 @@ class _Game:
         return out
 
     def _cube(self, pos: Any, st: Any, doubled: bool, i: int) -> Decision | None:
-        from gbot.cube import cube_decision
-
         if not doubled and cube_is_dead(st, st.player_on_roll):
             return None               # no cube decision there (as gnubg)
         if not doubled and self.money:
@@ -349,8 +342,6 @@ class _Game:
                         None if self.money else err * stakes / 2.0, mark(err), best_v)
 
     def _take(self, pos: Any, st: Any, a: Action, i: int) -> Decision:
-        from gbot.cube import cube_decision
-
         d = cube_decision(pos, st, ply=self.ply, evaluator=self.ev)
         nd, dt, dp = d.equities
         take_v, pass_v = -dt, -dp
@@ -433,7 +424,6 @@ def read_match(path: str) -> MatchRecord:
     """A ``.mat`` or ``.sgf`` file's record (by its extension, else by its content)."""
     from pathlib import Path
 
-    from gbot.records import matfile, sgf_read
 
     p = Path(path)
     if p.suffix.lower() == ".sgf":
