@@ -10,7 +10,7 @@ line) is timed; the script prints the median, the 99th percentile and the mean f
 the ratios, and whether gbot meets the target (median and p99 no slower than gnubg's).
 Note: ``gbot serve`` decides cubes with its 2-ply look-ahead (``Engine.cube_ply``) while gnubg
 here looks ``--ply`` plies ahead for cubes too, so the cube questions past gbot's no-double
-screen cost gbot more than the checker play does.
+screen cost gbot more than the checker play does; ``--cube-ply 0`` times both at 0-ply.
 
     python3 scripts/bench_server.py [--boards 1000] [--ply 0] [--json out.json]
 
@@ -82,10 +82,11 @@ class LineClient:
         self.sock.close()
 
 
-def start_gbot(ply: int) -> tuple[subprocess.Popen[str], int]:
-    """``gbot serve`` on an ephemeral loopback port."""
+def start_gbot(ply: int, cube_ply: int | None = None) -> tuple[subprocess.Popen[str], int]:
+    """``gbot serve`` on an ephemeral loopback port (``cube_ply``: its ``--cube-ply``)."""
+    extra = [] if cube_ply is None else ["--cube-ply", str(cube_ply)]
     proc = subprocess.Popen([sys.executable, "-m", "gbot.cli", "serve", "--listen", "127.0.0.1:0",
-                             "--ply", str(ply)], cwd=ROOT, stdout=subprocess.PIPE,
+                             "--ply", str(ply), *extra], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     ready = proc.stdout.readline()
@@ -113,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", type=int, default=1000)
     ap.add_argument("--ply", type=int, default=0)
+    ap.add_argument("--cube-ply", type=int, default=None,
+                    help="gbot serve --cube-ply (e.g. 0: the cube at gnubg's --ply too)")
     ap.add_argument("--warmup", type=int, default=30)
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if gnubg_harness.find_gnubg() is None:
         print("gnubg is not installed (Debian package 'gnubg')", file=sys.stderr)
         return 2
-    gbot_proc, gbot_port = start_gbot(args.ply)
+    gbot_proc, gbot_port = start_gbot(args.ply, args.cube_ply)
     gnubg_addr = f"127.0.0.1:{free_port()}"
     kinds: dict[str, int] = {}
     try:
