@@ -10,23 +10,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from gbot.core import cubemath as _core
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
-from gbot.cube.lookahead import _leaf_values, _Node, lookahead_cubeful
+from gbot.cube.lookahead import _leaf_values, _Node, _value_of, lookahead_cubeful
 from gbot.eval.evaluator import Evaluator
 
 
 def _reference(probs: tuple[float, ...], life: float, ctx: CubeContext) -> float:
-    """The best cube action's value, one position at a time (points or winning chance)."""
-    e = cubeful_clipped(check_probs(probs), replace(ctx, cube_life=life))
-    if not e.can_double:
-        return e.nd * ctx.cube if ctx.is_money else e.nd_mwc
-    beavers = ctx.is_money and ctx.beavers
-    a = _core.action_of(e.nd, e.dt, e.dp, probs[1], beavers)
-    r = _core.response_of(e.dt, e.dp, beavers)
-    if ctx.is_money:
-        return float(_core.pick(a, r, e.nd, e.dt, e.dp)) * ctx.cube
-    return float(_core.pick(a, r, e.nd_mwc, e.dt_mwc, e.dp_mwc))
+    """The best cube action's value, one position at a time (points or winning chance): the
+    one-position model and the decision rule, as the search's inner nodes value it."""
+    p = check_probs(probs)  # type: ignore[arg-type]
+    return _value_of(cubeful_clipped(p, replace(ctx, cube_life=life)), p, ctx)
 
 
 def _random_probs(rng: np.random.Generator) -> tuple[float, ...]:
