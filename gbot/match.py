@@ -75,7 +75,6 @@ class Rules:
 
     def __post_init__(self) -> None:
         """Reject switch values outside their documented sets."""
-
         if self.cube_cap not in CUBE_CAPS:
             raise MatchRuleError(f"cube cap must be one of {CUBE_CAPS}, got {self.cube_cap!r}")
         if self.end_mode not in END_MODES:
@@ -116,7 +115,6 @@ class Rules:
     @property
     def checkers(self) -> int:
         """Checkers per side in this variation."""
-
         return checkers_per_side(self.variation)
 
 
@@ -200,7 +198,6 @@ class MatchState:
     def board_array(self) -> Board:
         """``board`` as a fresh ``int8[26]`` array (seen by ``player_on_roll``)."""
         import numpy as np
-
 
         if len(self.board) != 26:
             raise MatchRuleError(f"this match state has no board: {self.board!r}")

@@ -113,7 +113,6 @@ def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArra
 
 
 _ROLLS = np.array(ROLLS, dtype=np.int64)
-_TREES: dict[int, tuple[Any, ...]] = {}
 _LOCAL = threading.local()
 
 
@@ -125,19 +124,7 @@ def _kernel_nets(ev: Any) -> tuple[Any, ...] | None:
 
     if type(ev) is not Evaluator or ev.exact_bearoff is not True:
         return None
-    fast = ev.kernel_arrays()
-    if fast is None:
-        return None
-    hit = _TREES.get(id(fast))
-    if hit is None or hit[0] is not fast:
-        from gbot.eval.bearoff import tables
-
-        t = tables()
-        hit = (fast, (*fast[:7], t.rolls, t.gammon, t.two_sided, fast[10]))
-        if len(_TREES) > 8:
-            _TREES.clear()
-        _TREES[id(fast)] = hit
-    return hit[1]  # type: ignore[no-any-return]
+    return ev.kernel_arrays(tables=True)
 
 
 def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: tuple[Any, ...]
@@ -239,29 +226,27 @@ def _leaf_values(leaves: list[_Node], ctx: CubeContext) -> npt.NDArray[np.float6
     """:func:`_best_value` of each of ``leaves`` (nodes without a search below) in ``ctx``,
     the cube model run for all of them in one call."""
     lives = [leaf.life for leaf in leaves]
-    if janowski_applies(ctx):
-        probs = np.array([_checked(leaf) for leaf in leaves], dtype=np.float64)
-        return money_values(probs, lives, ctx) * ctx.cube
     rows = [_checked(leaf) for leaf in leaves]
-    raw = cube_values_raw(rows, lives, ctx)
+    if janowski_applies(ctx):
+        return money_values(np.array(rows, dtype=np.float64), lives, ctx) * ctx.cube
+    raw = cube_values_raw(rows, lives, ctx)   # points (times the cube) or winning chances
     if not ctx.can_double():
-        return np.ascontiguousarray(raw[:, 0])     # points (times the cube) or the mwc
+        return np.ascontiguousarray(raw[:, 0])
+    if ctx.is_money:                           # a capped cube: the rule reads per unit cube
+        eqs = raw / ctx.cube
+    else:
+        win, lose = cube_mwcs(ctx)
+        if win == lose:
+            raise CubeError(f"cube {ctx.cube!r} decides nothing at {ctx.away!r}-away, "
+                            f"{ctx.opp_away!r}-away")
+        eqs = np.array([[mwc_to_equity(float(x), win, lose) for x in r] for r in raw])
+    beavers = ctx.is_money and ctx.beavers
     out = np.empty(len(leaves), dtype=np.float64)
-    if ctx.is_money:              # a capped cube: points, per unit cube for the rule
-        c = ctx.cube
-        for i, row in enumerate(rows):
-            nd, dt, dp = raw[i] / c
-            a = _core.action_of(nd, dt, dp, row[1], ctx.beavers)
-            out[i] = _core.pick(a, _core.response_of(dt, dp, ctx.beavers), nd, dt, dp) * c
-        return out
-    win, lose = cube_mwcs(ctx)
-    if win == lose:
-        raise CubeError(f"cube {ctx.cube!r} decides nothing at {ctx.away!r}-away, "
-                        f"{ctx.opp_away!r}-away")
     for i, row in enumerate(rows):
-        nd, dt, dp = (mwc_to_equity(float(x), win, lose) for x in raw[i])
-        a = _core.action_of(nd, dt, dp, row[1], False)
-        out[i] = _core.pick(a, _core.response_of(dt, dp, False), raw[i, 0], raw[i, 1], raw[i, 2])
+        nd, dt, dp = eqs[i]
+        a = _core.action_of(nd, dt, dp, row[1], beavers)
+        out[i] = _core.pick(a, _core.response_of(dt, dp, beavers), raw[i, 0], raw[i, 1],
+                            raw[i, 2])
     return out
 
 

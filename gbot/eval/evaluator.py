@@ -316,10 +316,14 @@ class Evaluator:
         """This thread's buffers for the one-call kernels (:mod:`gbot.fastreply`)."""
         return self._scratch()
 
-    def kernel_arrays(self) -> _KernelArgs | None:
+    def kernel_arrays(self, tables: bool = False) -> _KernelArgs | None:
         """The networks' and bear-off tables' arrays the one-call kernels take after their
-        scratch arrays, or None where the general path must be used (see :meth:`_fast`)."""
-        return self._fast()
+        scratch arrays, or None where the general path must be used (see :meth:`_fast`).
+        ``tables``: with the bear-off tables loaded (otherwise they may still be empty)."""
+        args = self._fast()
+        if args is None or not tables or args[7].size:
+            return args
+        return self._with_tables(args)
 
     def _fast(self) -> _KernelArgs | None:
         """The arrays the one-call kernels of :mod:`gbot.core.bestplay` need: the networks'
