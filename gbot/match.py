@@ -257,3 +257,8 @@ def match_id_fields(state: MatchState) -> MatchIdFields:
         score=(int(state.score[0]), int(state.score[1])),
         jacoby=state.rules.jacoby,
     )
+
+
+# The ID module's old names for the two conversions (it stands below the match model).
+match_id.to_state = state_from_match_id
+match_id.from_state = match_id_fields

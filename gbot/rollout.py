@@ -40,10 +40,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import movegen
+from gbot.core import rollout as kernel
+from gbot.core.bearoff import BINOM
+from gbot.core.board import checkers
+from gbot.cube import context_from_state
+from gbot.cube.cubeful import CubefulEquities
+from gbot.cube.decision import decide_from_equities
 from gbot.errors import GbotError
+from gbot.eval.bearoff import tables
+from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator
+from gbot.eval.net import Networks
+from gbot.rollout_cube import match_chance, opponent_state, replay
 
 __all__ = ["CubeRollout", "PlayRollout", "Rollout", "RolloutError", "RolloutResult",
-           "RolloutSettings", "rollout_boards"]
+           "RolloutSettings", "decide_branches", "rollout_boards"]
 
 Probabilities = tuple[float, float, float, float, float]
 Progress = Callable[[int, int], None]
@@ -180,10 +191,6 @@ def kernel_args(weights: str | None = None) -> tuple[Any, ...]:
         hit = _args_cache.get(weights)
         if hit is not None:
             return hit
-        from gbot.core.bearoff import BINOM
-        from gbot.eval.bearoff import tables
-        from gbot.eval.net import Networks
-
         nets = Networks.default() if weights is None else Networks.load(weights)
         t = tables()
         args = (*nets.kernel_args(), t.rolls, t.gammon, t.two_sided, BINOM)
@@ -208,10 +215,6 @@ _Done = tuple[_Task, npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray
 
 def _run(task: _Task) -> _Done:
     """Play one task's trials (in a worker or here)."""
-    from gbot.core import movegen
-    from gbot.core import rollout as kernel
-    from gbot.eval.evaluator import DEFAULT_FILTERS
-
     s = task.settings
     m = task.boards.shape[0]
     out = np.empty((m, task.n, 5), dtype=np.float64)
@@ -290,8 +293,6 @@ def _as_boards(boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
     out = np.ascontiguousarray(arr, dtype=np.int8)
     if not np.array_equal(out, arr):
         raise RolloutError("boards must hold small integers (checker counts)")
-    from gbot.core.board import checkers
-
     for i, b in enumerate(out):
         me, opp = checkers(b)
         if (me > 15 or opp > 15 or b[25] < 0 or b[0] > 0):
@@ -489,8 +490,6 @@ class Rollout:
             return self.boards(arr)[0]
         t = self._trials(arr, True)[0]
         res = self._cubeless(t, False)
-        from gbot.rollout_cube import replay
-
         vals, mwc = replay(t, state, "free", cube_ply=self.settings.cube_ply,
                            weights=self.weights)
         return with_cubeful(res, vals, mwc)
@@ -499,8 +498,6 @@ class Rollout:
               candidates: int | None = None, ply: int = 0) -> list[PlayRollout]:
         """Every play of ``dice`` (or the ``candidates`` best at ``ply``), rolled out and
         ranked best first (by cubeful value with ``state``, else cubeless equity)."""
-        from gbot.eval.evaluator import Evaluator
-
         ev = Evaluator(self.weights)
         hints = ev.hint(pos, dice, ply=ply, n=candidates)
         if not hints:
@@ -512,8 +509,6 @@ class Rollout:
         for h, t in zip(hints, trials, strict=True):
             res = self._cubeless(t, True)
             if cubeful:
-                from gbot.rollout_cube import opponent_state, replay
-
                 vals, mwc = replay(t, opponent_state(state), "free",
                                    cube_ply=self.settings.cube_ply, weights=self.weights)
                 res = with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
@@ -528,14 +523,10 @@ class Rollout:
 
     def cube(self, pos: Any, state: Any) -> CubeRollout:
         """The cube decision of the side on roll of ``pos`` in ``state``, rolled out."""
-        from gbot.rollout_cube import decide_branches
-
         arr = _as_boards(np.asarray(pos.board))
         t = self._trials(arr, True)[0]
-        found: CubeRollout = decide_branches(self._cubeless(t, False), t, state,
-                                             cube_ply=self.settings.cube_ply,
-                                             weights=self.weights)
-        return found
+        return decide_branches(self._cubeless(t, False), t, state,
+                               cube_ply=self.settings.cube_ply, weights=self.weights)
 
 
 def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
@@ -549,3 +540,26 @@ def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
     w, w_se = _mean_se(mwc.reshape(-1, 1))
     return replace(res, cubeful=float(e[0]), cubeful_se=float(e_se[0]), mwc=float(w[0]),
                    mwc_se=float(w_se[0]))
+
+
+def decide_branches(cubeless: RolloutResult, trials: Any, state: Any, *, cube_ply: int = 0,
+                    weights: str | None = None) -> CubeRollout:
+    """The rolled-out cube decision of the root of ``trials`` (recorded with their boards) in
+    ``state``: the no-double and double/take branches replayed with the cube
+    (:func:`gbot.rollout_cube.replay`, ``cube_ply`` and ``weights`` as there) on top of the
+    cubeless figures ``cubeless``, decided by :func:`gbot.cube.decision.decide_from_equities`."""
+    base = context_from_state(state, 0.68)
+    nd_v, nd_m = replay(trials, state, "nd", cube_ply=cube_ply, weights=weights)
+    nd = with_cubeful(cubeless, nd_v, nd_m)
+    if not base.can_double():
+        return CubeRollout(nd, nd, float("nan"), "no_double", "take", can_double=False)
+    dt_v, dt_m = replay(trials, state, "dt", cube_ply=cube_ply, weights=weights)
+    dt = with_cubeful(cubeless, dt_v, dt_m)
+    dp_mwc = float("nan") if base.is_money else match_chance(base, base.cube)
+    assert nd.cubeful is not None and dt.cubeful is not None
+    e = CubefulEquities(nd=nd.cubeful, dt=dt.cubeful, dp=1.0,
+                        nd_mwc=nd.mwc if nd.mwc is not None else math.nan,
+                        dt_mwc=dt.mwc if dt.mwc is not None else math.nan, dp_mwc=dp_mwc,
+                        can_double=True)
+    d = decide_from_equities(e, base, cubeless.probabilities)
+    return CubeRollout(nd, dt, 1.0, d.action, d.response)

@@ -25,10 +25,11 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.cube import CubeContext, Owner, context_from_state, decide
-from gbot.cube.cubeful import CubefulEquities
-from gbot.cube.decision import board_cube_life, decide_from_equities
+from gbot.cube.decision import board_cube_life
+from gbot.engine import skips_cube_model
+from gbot.eval.evaluator import Evaluator
 
-__all__ = ["decide_branches", "opponent_state", "replay"]
+__all__ = ["match_chance", "opponent_state", "replay"]
 
 F64 = npt.NDArray[np.float64]
 _MULT = {"single": (1, 1, 1), "gammons": (1, 2, 2), "backgammons": (1, 2, 3)}
@@ -64,7 +65,7 @@ def _points(r: F64, cube: int, ctx: CubeContext, owner_root: int) -> float:
     return -float(cube * (m[0] + (m[1] - m[0]) * r[3] + (m[2] - m[1]) * r[4]))
 
 
-def _mwc(base: CubeContext, pts: float) -> float:
+def match_chance(base: CubeContext, pts: float) -> float:
     """The root's match winning chance after the game ends with ``pts`` for the root."""
     pc = base.crawford or base.post_crawford
     p = int(round(pts))
@@ -87,8 +88,6 @@ def _screen(state: Any) -> Callable[[float, int, int], bool]:
     """``skip(win, cube, mover)``: whether the engine rolls without asking the cube model
     (:func:`gbot.engine.skips_cube_model`) with the cube at ``cube``; ``mover`` 0 is the
     root's side."""
-    from gbot.engine import skips_cube_model
-
     root = state.player_on_roll
     states: dict[int, Any] = {}
 
@@ -111,8 +110,6 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
     it); ``weights``: the networks file (None: the shipped networks). Returns
     ``(values, mwc)``: money points per unit of the starting cube (mwc None), or in a match
     the EMG per trial and the match winning chance per trial."""
-    from gbot.eval.evaluator import Evaluator
-
     base = context_from_state(state, 0.68)
     money = base.is_money
     out = np.concatenate(trials.out)
@@ -180,7 +177,7 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
                     continue
                 if d.response == "pass":
                     pts = cube if root_moves else -cube
-                    w[3] = float(pts) if money else _mwc(base, pts)
+                    w[3] = float(pts) if money else match_chance(base, pts)
                     j = k
                     break
                 cube *= 4 if d.response == "beaver" else 2
@@ -200,7 +197,7 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
             r = out[i]
             if ends[i] == 0:
                 pts_f = _points(r, cube, base, owner)
-                value = pts_f if money else _mwc(base, pts_f)
+                value = pts_f if money else match_chance(base, pts_f)
             else:
                 root_moves = k % 2 == 0
                 mine = r if root_moves else np.array([1.0 - r[0], r[3], r[4], r[1], r[2]])
@@ -215,29 +212,6 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
             mwcs[i] = value
     if money:
         return vals, None
-    win = _mwc(base, c0)
-    lose = _mwc(base, -c0)
+    win = match_chance(base, c0)
+    lose = match_chance(base, -c0)
     return (2.0 * mwcs - win - lose) / (win - lose), mwcs
-
-
-def decide_branches(cubeless: Any, trials: Any, state: Any, *, cube_ply: int = 0,
-                    weights: str | None = None) -> Any:
-    """The rolled-out cube decision (a :class:`gbot.rollout.CubeRollout`); ``cube_ply`` and
-    ``weights`` as for :func:`replay`."""
-    from gbot.rollout import CubeRollout, with_cubeful
-
-    base = context_from_state(state, 0.68)
-    nd_v, nd_m = replay(trials, state, "nd", cube_ply=cube_ply, weights=weights)
-    nd = with_cubeful(cubeless, nd_v, nd_m)
-    if not base.can_double():
-        return CubeRollout(nd, nd, float("nan"), "no_double", "take", can_double=False)
-    dt_v, dt_m = replay(trials, state, "dt", cube_ply=cube_ply, weights=weights)
-    dt = with_cubeful(cubeless, dt_v, dt_m)
-    dp_mwc = float("nan") if base.is_money else _mwc(base, base.cube)
-    assert nd.cubeful is not None and dt.cubeful is not None
-    e = CubefulEquities(nd=nd.cubeful, dt=dt.cubeful, dp=1.0,
-                        nd_mwc=nd.mwc if nd.mwc is not None else math.nan,
-                        dt_mwc=dt.mwc if dt.mwc is not None else math.nan, dp_mwc=dp_mwc,
-                        can_double=True)
-    d = decide_from_equities(e, base, cubeless.probabilities)
-    return CubeRollout(nd, dt, 1.0, d.action, d.response)

@@ -16,6 +16,7 @@ Nothing here loads the evaluator or compiles kernels at import time.
 from __future__ import annotations
 
 from gbot.cube import cubeful
+from gbot.cube import metgen as metgen  # also binds the old path gbot.cube.met.generate
 from gbot.cube.cubeful import CubeContext, CubefulEquities, Owner, cube_life
 from gbot.cube.decision import CubeDecision, context_from_state, cube_decision, decide
 from gbot.cube.met import MatchEquityTable, default_table, equity_to_mwc, mwc_to_equity

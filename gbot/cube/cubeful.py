@@ -214,6 +214,15 @@ def board_cube_life(board: npt.ArrayLike) -> float:
     return float(_core.board_life(arr, _core.LIVES))
 
 
+def cube_lives(boards: npt.ArrayLike) -> Array:
+    """gnubg's cube life of each board ``int8[n, 26]`` seen by its side on roll (the figures of
+    :func:`board_cube_life`, for many boards at once)."""
+    b = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    out: Array = np.empty(b.shape[0], dtype=np.float64)
+    _core.lives_rows(b, _core.LIVES, out)
+    return out
+
+
 # -- the situation's numbers -----------------------------------------------------------------
 
 
@@ -325,6 +334,25 @@ def cube_values_raw(rows: Sequence[Probs] | Array, lives: Sequence[float] | Arra
     return out
 
 
+def money_values(probs: npt.ArrayLike, lives: npt.ArrayLike, ctx: CubeContext) -> Array:
+    """Money equity (per unit of the current cube) of the right cube action for the side on
+    roll, one per row of ``probs`` ``[n, 5]`` with cube life ``lives[i]``.
+
+    The same figures as ``decide(probs[i], replace(ctx, cube_life=lives[i])).equity``
+    (:func:`gbot.cube.decision.decide`), for contexts where that uses Janowski's closed forms
+    (money play without a cube cap).
+    """
+    if not janowski_applies(ctx):
+        raise ValueError(f"money_values needs money play without a cube cap, got {ctx!r}")
+    rows = np.ascontiguousarray(probs, dtype=np.float64).reshape(-1, 5)
+    x = np.ascontiguousarray(np.broadcast_to(np.asarray(lives, dtype=np.float64),
+                                             (rows.shape[0],)))
+    out: Array = np.empty(rows.shape[0], dtype=np.float64)
+    _core.money_values_rows(rows, x, multipliers(ctx.end_mode), int(ctx.owner), ctx.jacoby,
+                            ctx.can_double(), ctx.beavers, out)
+    return out
+
+
 def kernel_situation(ctx: CubeContext) -> tuple[bool, int, int, Array, int, int, int, bool,
                                                      bool]:
     """The arguments of :func:`gbot.core.cubemath.cube_values` that describe ``ctx`` (money,
@@ -407,7 +435,7 @@ sys.modules[__name__].__class__ = _CallableModule
 __all__ = ["CubeContext", "CubefulEquities", "Owner", "cubeful", "cubeful_mwc", "cube_life",
            "money_equity", "cubeless_mwc", "check_probs", "MAX_CUBE", "BEAROFF_LIFE",
            "CONTACT_LIFE", "CRASHED_LIFE", "END_MULTIPLIERS", "RACE_LIFE_BASE", "RACE_LIFE_MAX",
-           "RACE_LIFE_MIN", "RACE_LIFE_PER_PIP", "board_cube_life", "cube_mwcs",
+           "RACE_LIFE_MIN", "RACE_LIFE_PER_PIP", "board_cube_life", "cube_lives", "cube_mwcs",
            "cubeful_clipped", "cubeful_many", "cube_values_raw", "dead_no_double", "jacoby_applies",
-           "janowski_applies", "kernel_situation", "multipliers", "outcome_table",
+           "janowski_applies", "kernel_situation", "money_values", "multipliers", "outcome_table",
            "outcome_value", "top_cube", "with_cube_life", "NO_TABLE"]

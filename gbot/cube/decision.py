@@ -38,6 +38,7 @@ from gbot.cube.cubeful import (
     cubeful_clipped,
     with_cube_life,
 )
+from gbot.cube.lookahead import lookahead_cubeful
 from gbot.errors import CubeError
 from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
@@ -178,8 +179,6 @@ def cube_decision(pos: Any, state: MatchState, ply: int = 0,
     ev = evaluator if evaluator is not None else shared_evaluator()
     ctx = context_from_state(state, board_cube_life(pos))
     if ply >= 1 and provides(ev, "evaluate"):
-        from gbot.cube.lookahead import lookahead_cubeful
-
         caucasian = move_rule(ev) or state.rules.caucasian
         e, probs = lookahead_cubeful(_board_of(pos), ctx, ev, ply, caucasian=caucasian)
         return decide_from_equities(e, ctx, check_probs(probs))

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core import cubemath as _core
+from gbot.core import cubetree, movegen, oneply
 from gbot.cube.cubeful import (
     CubeContext,
     CubefulEquities,
@@ -33,14 +34,16 @@ from gbot.cube.cubeful import (
     Probs,
     board_cube_life,
     check_probs,
+    cube_lives,
     cube_mwcs,
     cube_values_raw,
     cubeful_clipped,
     janowski_applies,
+    money_values,
 )
 from gbot.cube.met import mwc_to_equity
-from gbot.cube.plays import cube_lives, money_values
 from gbot.errors import CubeError
+from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol
 
 ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
@@ -101,11 +104,9 @@ class _Node:
 
 def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArray[np.int8]]:
     """For each roll, the legal results flipped to the opponent's view."""
-    from gbot.core.movegen import legal_boards
-
     out = []
     for d1, d2 in ROLLS:
-        res = legal_boards(board, d1, d2, caucasian)
+        res = movegen.legal_boards(board, d1, d2, caucasian)
         if res.shape[0] == 0:
             res = board.reshape(1, 26)
         out.append(np.ascontiguousarray(-res[:, ::-1], dtype=np.int8))   # each flip_py'd
@@ -120,8 +121,6 @@ def _kernel_nets(ev: Any) -> tuple[Any, ...] | None:
     """The networks' and bear-off tables' arrays for :func:`gbot.core.cubetree.replies` when
     ``ev`` is a :class:`gbot.Evaluator` with exact bear-offs whose one-call kernels serve
     (they pick what ``ev.evaluate`` ranks best); None: search through ``ev.evaluate``."""
-    from gbot.eval.evaluator import Evaluator
-
     if type(ev) is not Evaluator or ev.exact_bearoff is not True:
         return None
     return ev.kernel_arrays(tables=True)
@@ -131,8 +130,6 @@ def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: tuple[An
                     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
     """Per roll of :data:`ROLLS` the 0-ply best result (opponent's view) and the opponent's
     probabilities there, from :func:`gbot.core.cubetree.replies` (None if it cannot)."""
-    from gbot.core import cubetree, movegen, oneply
-
     s = getattr(_LOCAL, "scratch", None)
     if s is None:
         s = _LOCAL.scratch = oneply.scratch(movegen.CAPACITY, movegen.TABLE_SIZE)

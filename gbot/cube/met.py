@@ -9,7 +9,7 @@ the Crawford game has been played. :meth:`MatchEquityTable.mwc` hides the distin
 once from GNU Backgammon's data file by ``scripts/make_met.py``). :func:`generate` computes a
 table from gammon rates with gbot's own cube model (:mod:`gbot.cube.cubeful`), so users can build
 one for their own assumptions (it lives in :mod:`gbot.cube.metgen`, above the cube model;
-``gbot.cube.met.generate`` still finds it).
+``gbot.cube.met.generate`` is still bound to it, by :mod:`gbot.cube.metgen`).
 
 Scores beyond the table (matches longer than its length) are extended with a normal
 approximation fitted to the table's last rows (see :meth:`MatchEquityTable.mwc`).
@@ -23,11 +23,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from gbot.errors import MatchEquityError
+
+if TYPE_CHECKING:
+    # ``gbot.cube.met.generate``, the old path of :func:`gbot.cube.metgen.generate`: the
+    # generator stands above this module and binds itself here when imported (the package
+    # ``gbot.cube`` imports it), so this module imports nothing of it.
+    from gbot.cube.metgen import generate as generate
 
 Array = npt.NDArray[np.float64]
 
@@ -177,15 +184,6 @@ def _phi_inv(p: float) -> float:
         else:
             hi = mid
     return 0.5 * (lo + hi)
-
-
-def __getattr__(name: str) -> object:
-    """``generate``, the old import path of :func:`gbot.cube.metgen.generate`."""
-    if name == "generate":
-        from gbot.cube.metgen import generate
-
-        return generate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["MatchEquityTable", "default_table", "mwc_to_equity", "equity_to_mwc"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gbot.cube import met
 from gbot.cube.cubeful import CubeContext, cubeful_mwc
 from gbot.cube.met import MatchEquityTable
 from gbot.errors import MatchEquityError
@@ -83,3 +84,6 @@ def generate(length: int = 25, *, gammon_rate: float = 0.27, crawford_gammon_rat
                 f"post_gammon_rate={g}, free_drop_2={free_drop_2}, free_drop_4={free_drop_4}, "
                 f"cube_life={cube_life})"),
         pre=partial.pre.copy(), post=post)
+
+
+met.generate = generate   # the old path ``gbot.cube.met.generate`` (met imports nothing of this)

@@ -6,7 +6,8 @@ or not; my take or pass), which :func:`gbot.cube.decision.decide` gives for one 
 :func:`best_play_index` does the same for all candidates of one roll at once:
 
 * money play without a cube cap: Janowski's closed forms and the decision rule of
-  :mod:`gbot.core.cubemath`, all candidates in one kernel call (:func:`money_values`);
+  :mod:`gbot.core.cubemath`, all candidates in one kernel call
+  (:func:`gbot.cube.cubeful.money_values`);
 * otherwise (matches, capped cubes): the cube model one candidate at a time, on the few
   candidates whose dead-cube value (:func:`dead_values`, no more cube action) is close to the
   best one's.
@@ -29,11 +30,13 @@ from gbot.cube.cubeful import (
     CubefulEquities,
     Probs,
     check_probs,
+    cube_lives,
     cube_mwcs,
     cubeful_many,
     jacoby_applies,
     janowski_applies,
     kernel_situation,
+    money_values,
     multipliers,
     outcome_value,
     with_cube_life,
@@ -60,33 +63,6 @@ def decision_value(d: CubeDecision) -> float:
     nd, dt, dp = d.mwc
     return float(_core.pick(_core.ACTIONS.index(d.action), _core.RESPONSES.index(d.response),
                             nd, dt, dp))
-
-
-def cube_lives(boards: npt.ArrayLike) -> Array:
-    """gnubg's cube life of each board ``int8[n, 26]`` seen by its side on roll (the figures of
-    :func:`gbot.cube.decision.board_cube_life`, for many boards at once)."""
-    b = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
-    out: Array = np.empty(b.shape[0], dtype=np.float64)
-    _core.lives_rows(b, _core.LIVES, out)
-    return out
-
-
-def money_values(probs: npt.ArrayLike, lives: npt.ArrayLike, ctx: CubeContext) -> Array:
-    """Money equity (per unit of the current cube) of the right cube action for the side on
-    roll, one per row of ``probs`` ``[n, 5]`` with cube life ``lives[i]``.
-
-    The same figures as ``decide(probs[i], replace(ctx, cube_life=lives[i])).equity``, for
-    contexts where that uses Janowski's closed forms (money play without a cube cap).
-    """
-    if not janowski_applies(ctx):
-        raise ValueError(f"money_values needs money play without a cube cap, got {ctx!r}")
-    rows = np.ascontiguousarray(probs, dtype=np.float64).reshape(-1, 5)
-    x = np.ascontiguousarray(np.broadcast_to(np.asarray(lives, dtype=np.float64),
-                                             (rows.shape[0],)))
-    out: Array = np.empty(rows.shape[0], dtype=np.float64)
-    _core.money_values_rows(rows, x, multipliers(ctx.end_mode), int(ctx.owner), ctx.jacoby,
-                            ctx.can_double(), ctx.beavers, out)
-    return out
 
 
 def dead_values(probs: npt.ArrayLike, ctx: CubeContext) -> Array:

@@ -14,11 +14,21 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE
 from gbot.errors import MatchIdError
+
+if TYPE_CHECKING:
+    # The old names ``to_state`` / ``from_state`` of the conversions between the fields and a
+    # :class:`gbot.MatchState`: those are :mod:`gbot.match`'s (:func:`~gbot.match.
+    # state_from_match_id`, :func:`~gbot.match.match_id_fields`), which binds them here when
+    # imported (``import gbot`` imports it), so this module imports nothing of the match model.
+    from gbot.match import match_id_fields, state_from_match_id
+
+    to_state = state_from_match_id
+    from_state = match_id_fields
 
 # CENTRE (gbot.core.limits): ``cube_owner`` of a centred cube (stored as 3 in the two owner bits).
 
@@ -189,21 +199,6 @@ def is_valid(mid: str) -> bool:
     except MatchIdError:
         return False
     return True
-
-
-def __getattr__(name: str) -> Any:
-    """The old import paths ``gbot.matchid.to_state`` and ``from_state``: the conversions
-    between the fields and a :class:`gbot.MatchState` are :mod:`gbot.match`'s
-    (:func:`gbot.match.state_from_match_id` and :func:`gbot.match.match_id_fields`), which
-    keeps this module free of the match model."""
-    if name in _MOVED:
-        import gbot.match
-
-        return getattr(gbot.match, _MOVED[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-_MOVED = {"to_state": "state_from_match_id", "from_state": "match_id_fields"}
 
 
 __all__ = ["CENTRE", "MatchIdFields", "decode", "encode", "is_valid"]
