@@ -14,9 +14,10 @@ compares what was played with the best choice at the chosen ply:
 * Luck of each roll: the mover's 0-ply equity after its best play with the roll it got, less
   the average over the 21 rolls (cubeless, in EMG; MWC in a match through the cube's stakes).
 
-Errors (>= 0, EMG per unit of the cube) get gnubg's marks: doubtful from 0.04, bad from
-0.08, very bad from 0.16. Per player: error totals and rates in mEMG per decision (and MWC in
-a match), gnubg's rating words for the rate, the luck, and a luck-adjusted result. Games are
+Errors (>= 0, EMG per unit of the cube) get gnubg 1.07's default marks (its ``show
+analysis``): doubtful from 0.03, bad from 0.06, very bad from 0.12. Per player: error totals
+and rates in mEMG per decision (and MWC in a match), gnubg's rating words for the rate, the
+luck, and a luck-adjusted result. Games are
 independent given their starting score, so they can be analysed in worker processes.
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 import gbot
+from gbot.core.board import flip_py
 from gbot.cube import context_from_state, cube_decision
 from gbot.cube.cubeful import cubeful_mwc
 from gbot.cube.decision import board_cube_life
@@ -42,11 +44,11 @@ from gbot.records import matfile, sgf_read
 from gbot.referee import Action, GameRecord, MatchRecord
 from gbot.rollout_cube import opponent_state
 
-__all__ = ["Analysis", "Decision", "PlayerStats", "analyse", "mark", "rating"]
+__all__ = ["Analysis", "Decision", "PlayerStats", "analyse", "mark", "play_values", "rating"]
 
-DOUBTFUL = 0.04
-BAD = 0.08
-VERY_BAD = 0.16
+DOUBTFUL = 0.03
+BAD = 0.06
+VERY_BAD = 0.12
 RATINGS = ((2.0, "Supernatural"), (5.0, "World class"), (8.0, "Expert"), (12.0, "Advanced"),
            (18.0, "Intermediate"), (26.0, "Casual player"), (35.0, "Beginner"),
            (math.inf, "Awful!"))
@@ -214,15 +216,20 @@ class _Game:
     def _stakes(self, st: Any) -> float:
         """(MWC after winning the cube) - (after losing it), for the player on roll; 2 in
         money (so that EMG * stakes / 2 is the MWC-like figure)."""
-        if self.money:
-            return 2.0
+        win, lose = self._cube_mwcs(st)
+        return win - lose
 
+    def _cube_mwcs(self, st: Any) -> tuple[float, float]:
+        """The player on roll's MWC after winning and after losing the game at the present
+        cube value; ``(1, -1)`` in money (so that the EMG scale is the identity)."""
+        if self.money:
+            return 1.0, -1.0
         ctx = context_from_state(st)
         pc = ctx.crawford or ctx.post_crawford
         c = st.cube_value
         win = ctx.table.mwc(ctx.away - c, ctx.opp_away, post_crawford=pc)
         lose = ctx.table.mwc(ctx.away, ctx.opp_away - c, post_crawford=pc)
-        return float(win - lose)
+        return float(win), float(lose)
 
     def _play_values(self, pos: Any, dice: tuple[int, int], st: Any,
                      played: np.ndarray[Any, Any]) -> tuple[str, float, str, float, int, bool]:
@@ -240,22 +247,38 @@ class _Game:
         cands = list(full)
         if hints[idx] not in cands:
             cands.append(hints[idx])
-        boards = np.array([h.play.position.swapped().board for h in cands], dtype=np.int8)
-        probs = invert(self.ev.evaluate(boards, self.ply))
-        if self.money:
-            vals = equities(probs)
-        else:
-            opp = opponent_state(st)
-            vals = np.empty(len(cands))
-            for i, p in enumerate(probs):
-                ctx = context_from_state(opp, board_cube_life(boards[i]))
-                c = [min(max(float(x), 0.0), 1.0) for x in (1.0 - p[0], p[3], p[4], p[1], p[2])]
-                vals[i] = 1.0 - cubeful_mwc((c[0], c[1], c[2], c[3], c[4]), ctx)
-            vals = vals * 2.0 / self._stakes(st)      # MWC -> EMG scale
+        vals = self.values(np.array([h.play.position.board for h in cands], dtype=np.int8), st)
         best = int(np.argmax(vals))
         pi = cands.index(hints[idx])
         return (cands[best].play.notation, float(vals[best]), hints[idx].play.notation,
                 float(vals[pi]), len(hints), False)
+
+    def values(self, after: np.ndarray[Any, Any], st: Any) -> np.ndarray[Any, Any]:
+        """The mover's values (EMG) of the boards ``after`` its play (mover's view, one row
+        each) at the analysis ply: cubeless equity in money play; in a match the cubeful
+        match winning chance as EMG (normalised to the present cube, as gnubg shows it)."""
+        boards = np.array([flip_py(b) for b in np.asarray(after, dtype=np.int8).reshape(-1, 26)],
+                          dtype=np.int8)
+        probs = invert(self.ev.evaluate(boards, self.ply))
+        if self.money:
+            return np.asarray(equities(probs), dtype=np.float64)
+        opp = opponent_state(st)
+        vals = np.empty(len(boards))
+        for i, p in enumerate(probs):
+            ctx = context_from_state(opp, board_cube_life(boards[i]))
+            c = [min(max(float(x), 0.0), 1.0) for x in (1.0 - p[0], p[3], p[4], p[1], p[2])]
+            vals[i] = 1.0 - cubeful_mwc((c[0], c[1], c[2], c[3], c[4]), ctx)
+        win, lose = self._cube_mwcs(st)
+        return (2.0 * vals - (win + lose)) / (win - lose)     # MWC -> EMG
+
+    def cube_before(self, index: int) -> tuple[int, int]:
+        """``(cube value, owner)`` (owner -1: centred) before action ``index`` of the game."""
+        cube, owner = 1, -1
+        for a in self.game.actions[:index]:
+            if a.kind in ("take", "beaver"):
+                cube *= 4 if a.kind == "beaver" else 2
+                owner = a.player
+        return cube, owner
 
     def _luck(self, pos: Any, dice: tuple[int, int]) -> float:
         """The roll's luck for the mover, cubeless EMG at 0-ply."""
@@ -368,6 +391,26 @@ def cube_is_dead(state: Any, player: int) -> bool:
 def _analyse_game(args: tuple[MatchRecord, int, int, str | None]) -> list[Decision]:
     record, gi, ply, weights = args
     return _Game(record, record.games[gi], ply, weights).run()
+
+
+def play_values(record: MatchRecord, game_index: int, action_index: int,
+                plays: list[str], ply: int = 2, *, weights: str | None = None,
+                evaluator: Evaluator | None = None) -> list[float]:
+    """The values (EMG, the mover's view, as :func:`analyse` ranks plays) of ``plays`` (move
+    text) for the checker play logged as action ``action_index`` of game ``game_index``."""
+    game = record.games[game_index]
+    a = game.actions[action_index]
+    if a.kind != "move" or not a.board:
+        raise GbotError(f"action {action_index} of game {game_index + 1} is not a checker play")
+    g = _Game(record, game, ply, weights)
+    if evaluator is not None:
+        g.ev = evaluator
+    dice = (max(a.dice), min(a.dice))
+    cube, owner = g.cube_before(action_index)
+    st = g._state(a.player, cube, owner, dice)
+    pos = gbot.Position(np.array(a.board, dtype=np.int8))
+    after = np.array([pos.play_from_text(t, dice).position.board for t in plays], dtype=np.int8)
+    return [float(v) for v in g.values(after, st)]
 
 
 def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,

@@ -2,12 +2,18 @@
 """gbot's match analysis beside GNU Backgammon 1.07's, on the same .mat files.
 
 For every file: gnubg (text mode) imports it, ``analyse match`` at --ply, ``show statistics
-match`` and ``export match text``; gbot analyses it at the same ply. Printed: per player the
-overall error rate (mEMG per decision) and the checker error total (EMG) of both, their
-Pearson correlation over all players of all files, and the moves gnubg marks very bad that
-gbot calls best.
+match`` and ``export match text`` (one text file per game); gbot analyses it at the same ply.
+Printed: per player the overall error rate (mEMG per decision) and the checker error total
+(EMG) of both, their Pearson correlation over all players of all files, the mean absolute
+difference of the rates, and for every checker play gnubg marks doubtful, bad or very bad
+whether gbot calls the same play best (matched by game, position and roll). Each very bad
+play that gbot calls best is listed with both engines' equities of the played and of gnubg's
+best play (and gnubg-nn's cubeless ones at the same ply where gnubg_nn is importable).
 
-    python3 scripts/compare_analysis.py --ply 0 runs/matches/*.mat
+With --cache DIR, gnubg's outputs and gbot's analyses are kept there per file and reused
+(delete a file's folder to redo it).
+
+    python3 scripts/compare_analysis.py --ply 2 --cache /tmp/cmp runs/matches/*.mat
 """
 
 from __future__ import annotations
@@ -21,24 +27,43 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 GNUBG = "/usr/games/gnubg"
 _NUM = r"([+-]?\d+\.\d+)"
+MARKS = ("doubtful", "bad", "very bad")
 
 
-def gnubg_analysis(path: str, ply: int) -> dict[str, object]:
-    """gnubg's figures: per player overall error rate (mEMG), checker error total (EMG), and
-    the very bad moves as (game, move number, player name)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        txt = Path(tmp) / "export.txt"
-        script = "\n".join([
-            "set threads 1", f"set analysis chequerplay evaluation plies {ply}",
-            f"set analysis cubedecision evaluation plies {ply}", f"import mat {path}",
-            "analyse match", "show statistics match", f"export match text {txt}", ""])
-        proc = subprocess.run([GNUBG, "-t", "-q"], input=script, capture_output=True,
-                              text=True, timeout=1800)
-        out = proc.stdout
-        exported = txt.read_text(errors="replace") if txt.exists() else ""
+# --- gnubg -----------------------------------------------------------------------------
+
+
+def run_gnubg(path: str, ply: int, into: Path) -> None:
+    """gnubg's analysis of ``path``: its statistics in ``into/gnubg.out``, its text export
+    in ``into/export.txt``, ``export_002.txt``, ... (one per game)."""
+    into.mkdir(parents=True, exist_ok=True)
+    for old in into.glob("export*.txt"):
+        old.unlink()
+    script = "\n".join([
+        "set threads 1", f"set analysis chequerplay evaluation plies {ply}",
+        f"set analysis cubedecision evaluation plies {ply}",
+        f"import mat {Path(path).resolve()}", "analyse match", "show statistics match",
+        f"export match text {(into / 'export.txt').resolve()}", ""])
+    proc = subprocess.run([GNUBG, "-t", "-q"], input=script, capture_output=True, text=True,
+                          timeout=3600)
+    (into / "gnubg.out").write_text(proc.stdout)
+
+
+def game_exports(into: Path) -> list[str]:
+    """The exported games' texts in game order."""
+    def number(p: Path) -> int:
+        m = re.search(r"_(\d+)\.txt$", p.name)
+        return int(m.group(1)) if m else 1
+    return [p.read_text(errors="replace")
+            for p in sorted(into.glob("export*.txt"), key=number)]
+
+
+def gnubg_statistics(out: str, path: str) -> dict[str, Any]:
+    """Per player (gnubg's order) the overall error rate (mEMG) and checker error total."""
     names = re.search(r"^Player\s+(\S+)\s+(\S+)", out, re.M)
     overall = out[out.find("Overall statistics"):]
     checker = out[out.find("Chequerplay statistics"):out.find("Luck statistics")]
@@ -48,38 +73,120 @@ def gnubg_analysis(path: str, ply: int) -> dict[str, object]:
         raise RuntimeError(f"gnubg gave no statistics for {path}: {out[-400:]!r}")
     return {"names": [names.group(1), names.group(2)],
             "rate": [abs(float(rate.group(1))), abs(float(rate.group(2)))],
-            "checker_error": [abs(float(moves_err.group(1))), abs(float(moves_err.group(2)))],
-            "very_bad": _very_bad(exported)}
+            "checker_error": [abs(float(moves_err.group(1))), abs(float(moves_err.group(2)))]}
 
 
-def _very_bad(text: str) -> list[tuple[int, str, str]]:
-    """(game number, position ID, mark) of each move gnubg's text export marks doubtful, bad
-    or very bad."""
+_CAND = re.compile(r"^(\*?)\s+(\d+)\.\s+(?:Cubeful|Cubeless)\s+(\d)-ply\s+(.+?)\s+Eq\.:\s*"
+                   rf"{_NUM}")
+
+
+def checker_plays(game_text: str, game: int) -> list[dict[str, Any]]:
+    """Every analysed checker play of one exported game: ``game`` (0-based, as gbot numbers
+    games), gnubg's move number,
+    player name, roll, position ID (before the play), played text, gnubg's mark ('' for
+    none), and its candidates ``[(play text, equity)]`` best first, the played one
+    flagged by ``played_rank`` (index into candidates)."""
     found = []
-    game = 0
-    pid = ""
-    for line in text.splitlines():
-        m = re.match(r"^Game (\d+)", line.strip())
-        if m:
-            game = int(m.group(1))
-        m = re.search(r"Position ID:\s*(\S+)", line)
-        if m:
-            pid = m.group(1)
-        m = re.search(r"Alert: (doubtful|bad|very bad) move", line, re.I)
-        if m:
-            found.append((game, pid, m.group(1).lower()))
+    for block in re.split(r"\nMove number ", "\n" + game_text)[1:]:
+        head = re.match(r"(\d+):\s+(\S+) to play (\d)(\d)", block)
+        pid = re.search(r"Position ID:\s*(\S+)", block)
+        moved = re.search(r"^\* (\S+) moves (.*)$", block, re.M)
+        if not (head and pid and moved):
+            continue
+        cands: list[tuple[str, float]] = []
+        played_rank = None
+        for line in block.splitlines():
+            m = _CAND.match(line)
+            if m:
+                if m.group(1):
+                    played_rank = len(cands)
+                cands.append((m.group(4).strip(), float(m.group(5))))
+        alert = re.search(r"Alert: (doubtful|bad|very bad) move", block)
+        d1, d2 = int(head.group(3)), int(head.group(4))
+        found.append({"game": game, "move": int(head.group(1)), "player": head.group(2),
+                      "dice": [max(d1, d2), min(d1, d2)], "position_id": pid.group(1),
+                      "played": moved.group(2).strip(), "mark": alert.group(1) if alert else "",
+                      "candidates": cands, "played_rank": played_rank})
     return found
 
 
-def gbot_analysis(path: str, ply: int) -> dict[str, object]:
-    """gbot's figures for the same file."""
+def gnubg_analysis(path: str, ply: int, cache: Path | None) -> dict[str, Any]:
+    """gnubg's statistics and marked checker plays for ``path`` (run, or read from
+    ``cache``)."""
+    if cache is not None and (cache / "gnubg.out").exists():
+        into = cache
+        return _gnubg_read(into, path)
+    if cache is not None:
+        run_gnubg(path, ply, cache)
+        return _gnubg_read(cache, path)
+    with tempfile.TemporaryDirectory() as tmp:
+        run_gnubg(path, ply, Path(tmp))
+        return _gnubg_read(Path(tmp), path)
+
+
+def _gnubg_read(into: Path, path: str) -> dict[str, Any]:
+    res = gnubg_statistics((into / "gnubg.out").read_text(errors="replace"), path)
+    plays = [p for i, t in enumerate(game_exports(into)) for p in checker_plays(t, i)]
+    res["plays"] = plays
+    return res
+
+
+# --- gbot ------------------------------------------------------------------------------
+
+
+def gbot_analysis(path: str, ply: int, cache: Path | None) -> dict[str, Any]:
+    """gbot's figures and checker plays for the same file (kept in ``cache``)."""
     from gbot.analysis import analyse, read_match
 
+    target = cache / f"gbot{ply}.json" if cache is not None else None
+    if target is not None and target.exists():
+        return dict(json.loads(target.read_text()))
     a = analyse(read_match(path), ply)
-    best_ids = {d.position_id for d in a.decisions
-                if d.kind == "move" and not d.forced and d.error == 0.0}
-    return {"names": list(a.names), "rate": [p.error_rate for p in a.players],
-            "checker_error": [p.move_error for p in a.players], "best_ids": sorted(best_ids)}
+    res = {"names": list(a.names), "rate": [p.error_rate for p in a.players],
+           "checker_error": [p.move_error for p in a.players],
+           "moves": [{"game": d.game, "index": d.index, "player": d.player,
+                      "position_id": d.position_id, "dice": list(d.dice), "played": d.played,
+                      "best": d.best, "error": d.error, "equity": d.equity,
+                      "forced": d.forced}
+                     for d in a.decisions if d.kind == "move"]}
+    if target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(res))
+    return res
+
+
+def game_index(record: Any, number: int) -> int:
+    """The index in ``record.games`` of game ``number``."""
+    return next(i for i, g in enumerate(record.games) if g.number == number)
+
+
+def second_opinions(path: str, ply: int, gb_move: dict[str, Any],
+                    plays: list[str]) -> dict[str, list[float]]:
+    """gbot's values (EMG, as its analysis ranks plays) of ``plays`` where ``gb_move`` was
+    played, and gnubg-nn's cubeless equities of them at ``ply`` (where importable)."""
+    import gbot
+    from gbot.analysis import play_values, read_match
+
+    record = read_match(path)
+    gi = game_index(record, int(gb_move["game"]))
+    out = {"gbot": play_values(record, gi, int(gb_move["index"]), plays, ply)}
+    try:
+        import gnubg_nn
+    except ImportError:
+        return out
+    pos = gbot.Position.from_id(str(gb_move["position_id"]))
+    dice = tuple(gb_move["dice"])
+    vals = []
+    for t in plays:
+        on_roll, opp = pos.play_from_text(t, dice).position.swapped().to_gnubg()
+        p = [float(x) for x in gnubg_nn.probabilities([list(opp), list(on_roll)], ply)]
+        eq = 2.0 * p[0] - 1.0 + p[1] + p[2] - p[3] - p[4]
+        vals.append(-eq)
+    out["gnubg_nn"] = vals
+    return out
+
+
+# --- comparing -------------------------------------------------------------------------
 
 
 def _pearson(x: list[float], y: list[float]) -> float:
@@ -91,45 +198,105 @@ def _pearson(x: list[float], y: list[float]) -> float:
     return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
 
 
-def _one(args: tuple[str, int]) -> dict[str, object]:
-    path, ply = args
-    return {"file": path, "gnubg": gnubg_analysis(path, ply), "gbot": gbot_analysis(path, ply)}
+def match_marked(g: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """gnubg's marked checker plays, each with gbot's analysis of the same decision
+    (``gbot``: None where gbot has no move there, matched by game, position ID and roll)."""
+    by_key = {(m["game"], m["position_id"], tuple(m["dice"])): m for m in b["moves"]}
+    return [dict(p, gbot=by_key.get((p["game"], p["position_id"], tuple(p["dice"]))))
+            for p in g["plays"] if p["mark"]]
+
+
+def _one(args: tuple[str, int, str | None]) -> dict[str, Any]:
+    path, ply, cache = args
+    where = Path(cache) / Path(path).stem if cache else None
+    return {"file": path, "gnubg": gnubg_analysis(path, ply, where),
+            "gbot": gbot_analysis(path, ply, where)}
+
+
+def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
+    """Print the comparison; return its figures."""
+    gx: list[float] = []
+    bx: list[float] = []
+    gc: list[float] = []
+    bc: list[float] = []
+    counts = {k: [0, 0, 0] for k in MARKS}      # marked, gbot calls best, not matched
+    failures = []
+    for r in rows:
+        g, b = r["gnubg"], r["gbot"]
+        by_name = {n: i for i, n in enumerate(b["names"])}
+        for i, name in enumerate(g["names"]):
+            j = by_name.get(name, i)
+            gx.append(g["rate"][i])
+            bx.append(b["rate"][j])
+            gc.append(g["checker_error"][i])
+            bc.append(b["checker_error"][j])
+            print(f"{Path(r['file']).name:<10s} {name:<8s} gnubg {gx[-1]:6.1f} mEMG "
+                  f"{gc[-1]:6.3f} EMG   gbot {bx[-1]:6.1f} mEMG {bc[-1]:6.3f} EMG")
+        for p in match_marked(g, b):
+            c = counts[p["mark"]]
+            c[0] += 1
+            m = p["gbot"]
+            if m is None:
+                c[2] += 1
+            elif not m["forced"] and m["error"] == 0.0:
+                c[1] += 1
+                if p["mark"] == "very bad":
+                    failures.append((r["file"], p))
+    n = len(gx)
+    mad = sum(abs(a - c) for a, c in zip(gx, bx, strict=True)) / n if n else float("nan")
+    fig: dict[str, Any] = {"files": len(rows), "players": n, "ply": ply,
+                           "rate_correlation": _pearson(gx, bx),
+                           "checker_total_correlation": _pearson(gc, bc),
+                           "rate_mean_abs_diff": mad,
+                           "marked": {k: {"gnubg": v[0], "gbot_best": v[1],
+                                          "unmatched": v[2]} for k, v in counts.items()},
+                           "very_bad_called_best": []}
+    print(f"\n{len(rows)} files, {n} player figures at {ply}-ply")
+    print(f"correlation of error rates (mEMG/decision): {fig['rate_correlation']:.3f}")
+    print(f"correlation of checker error totals (EMG):  {fig['checker_total_correlation']:.3f}")
+    print(f"mean abs difference of error rates:         {mad:.2f} mEMG")
+    for how, (k, same, lost) in counts.items():
+        print(f"checker plays gnubg marks {how}: {k}; of those gbot calls best: {same}"
+              + (f" ({lost} not found in gbot's analysis)" if lost else ""))
+    for path, p in failures:
+        fig["very_bad_called_best"].append(_failure(path, p, ply))
+    return fig
+
+
+def _failure(path: str, p: dict[str, Any], ply: int) -> dict[str, Any]:
+    """Print one very bad play gbot calls best, with both engines' equities."""
+    best_t, best_g = p["candidates"][0]
+    played_g = (p["candidates"][p["played_rank"]][1] if p["played_rank"] is not None
+                else float("nan"))
+    ops = second_opinions(path, ply, p["gbot"], [p["played"], best_t])
+    print(f"  very bad, gbot's best: {Path(path).name} game {p['game'] + 1} move {p['move']} "
+          f"{p['player']} {p['dice'][0]}{p['dice'][1]} {p['position_id']}\n"
+          f"    played {p['played']:<22s} gnubg {played_g:+.3f}  gbot {ops['gbot'][0]:+.3f}"
+          + (f"  gnubg-nn cubeless {ops['gnubg_nn'][0]:+.3f}" if "gnubg_nn" in ops else "")
+          + f"\n    gnubg's best {best_t:<16s} gnubg {best_g:+.3f}  gbot {ops['gbot'][1]:+.3f}"
+          + (f"  gnubg-nn cubeless {ops['gnubg_nn'][1]:+.3f}" if "gnubg_nn" in ops else ""))
+    return {"file": path, "game": p["game"], "move": p["move"], "player": p["player"],
+            "dice": p["dice"], "position_id": p["position_id"], "played": p["played"],
+            "gnubg_best": best_t, "gnubg": [played_g, best_g], **ops}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--ply", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--cache", metavar="DIR", help="keep and reuse each file's outputs here")
     ap.add_argument("--json", metavar="PATH", help="also write every figure here")
     a = ap.parse_args()
-    with cf.ProcessPoolExecutor(a.jobs) as pool:
-        rows = list(pool.map(_one, [(f, a.ply) for f in a.files]))
-    gx, bx, gc, bc = [], [], [], []
-    marked: dict[str, list[int]] = {"doubtful": [0, 0], "bad": [0, 0], "very bad": [0, 0]}
-    for r in rows:
-        g, b = r["gnubg"], r["gbot"]
-        by_name = {n: i for i, n in enumerate(b["names"])}  # type: ignore[index]
-        for i, name in enumerate(g["names"]):  # type: ignore[index]
-            j = by_name.get(name, i)
-            gx.append(g["rate"][i])  # type: ignore[index]
-            bx.append(b["rate"][j])  # type: ignore[index]
-            gc.append(g["checker_error"][i])  # type: ignore[index]
-            bc.append(b["checker_error"][j])  # type: ignore[index]
-            print(f"{Path(str(r['file'])).name:<10s} {name:<8s} gnubg {gx[-1]:6.1f} mEMG "
-                  f"{gc[-1]:6.3f} EMG   gbot {bx[-1]:6.1f} mEMG {bc[-1]:6.3f} EMG")
-        best = set(b["best_ids"])  # type: ignore[arg-type]
-        for _, pid, how in g["very_bad"]:  # type: ignore[attr-defined]
-            marked[how][0] += 1
-            marked[how][1] += pid in best
-    print(f"\n{len(rows)} files, {len(gx)} player figures at {a.ply}-ply")
-    print(f"correlation of error rates (mEMG/decision): {_pearson(gx, bx):.3f}")
-    print(f"correlation of checker error totals (EMG):  {_pearson(gc, bc):.3f}")
-    for how, (n, same) in marked.items():
-        print(f"moves gnubg marks {how}: {n}; of those gbot calls best: {same} "
-              "(matched by the position before the move)")
+    tasks = [(f, a.ply, a.cache) for f in a.files]
+    if a.jobs <= 1:
+        rows = [_one(t) for t in tasks]
+    else:
+        with cf.ProcessPoolExecutor(a.jobs) as pool:
+            rows = list(pool.map(_one, tasks))
+    fig = report(rows, a.ply)
     if a.json:
-        Path(a.json).write_text(json.dumps(rows, indent=1))
+        Path(a.json).write_text(json.dumps({"figures": fig, "rows": rows}, indent=1))
     sys.exit(0)
 
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot.analysis import analyse, mark, rating
+from gbot.analysis import BAD, DOUBTFUL, VERY_BAD, analyse, mark, play_values, rating
 from gbot.errors import MatchFileError
 from gbot.match import GameState, Rules
 from gbot.records import sgf, sgf_read
-from gbot.referee import MatchRecord, Referee, can_double, legal_results
+from gbot.referee import Action, GameRecord, MatchRecord, Referee, can_double, legal_results
+
+GNUBG = "/usr/games/gnubg"
 
 
 def _random_match(seed: int, length: int, games: int = 3, beavers: bool = False,
@@ -89,8 +93,12 @@ def test_sgf_reader_names_the_bad_move() -> None:
 
 
 def test_gnubg_marks_and_rating_words() -> None:
-    assert [mark(x) for x in (0.0, 0.039, 0.04, 0.079, 0.08, 0.159, 0.16, 1.0)] == [
-        "", "", "doubtful", "doubtful", "bad", "bad", "very bad", "very bad"]
+    # gnubg 1.07's default thresholds are 0.03 / 0.06 / 0.12; its 2-ply analysis of
+    # gbot-vs-gnubg matches marks errors of 0.032 doubtful, 0.078 bad and 0.123 very bad
+    assert [mark(x) for x in (0.0, 0.029, 0.03, 0.032, 0.059, 0.06, 0.078, 0.119, 0.12,
+                              0.123, 1.0)] == [
+        "", "", "doubtful", "doubtful", "doubtful", "bad", "bad", "bad", "very bad",
+        "very bad", "very bad"]
     assert [rating(x) for x in (1.0, 3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 40.0)] == [
         "Supernatural", "World class", "Expert", "Advanced", "Intermediate", "Casual player",
         "Beginner", "Awful!"]
@@ -186,3 +194,30 @@ def test_close_cube_decisions_of_a_lost_match_position_count_as_gnubg() -> None:
     a = analyse(rec, ply=0)
     assert [p.moves for p in a.players] == [10, 24]
     assert [p.cube_decisions for p in a.players] == [19, 1]
+
+
+@pytest.mark.skipif(not Path(GNUBG).exists(), reason="needs gnubg 1.07")
+def test_mark_thresholds_are_gnubgs() -> None:
+    import re
+    import subprocess
+
+    out = subprocess.run([GNUBG, "-t", "-q"], input="show analysis\n", capture_output=True,
+                         text=True, timeout=120).stdout
+    found = dict((w, float(v)) for v, w in
+                 re.findall(r"^\s*-(\d\.\d+) (doubtful|bad|very bad)$", out, re.M))
+    assert found == {"doubtful": DOUBTFUL, "bad": BAD, "very bad": VERY_BAD}
+
+
+def test_match_play_values_are_emg() -> None:
+    # 3-point match at 1-0, cube 1: the mover (3 checkers on its ace point; the opponent
+    # has one checker on its 22 and one on its 20 point, 13 off) bears off two with 21 and
+    # wins a single game next turn whatever happens: EMG +1 (normalised equity, gnubg's
+    # scale), not the MWC scaled by the stakes
+    b = np.zeros(26, dtype=np.int8)
+    b[1] = 3
+    b[25 - 22] = -1
+    b[25 - 20] = -1
+    act = Action("move", 0, (2, 1), ((1, 0), (1, 0)), tuple(int(x) for x in b))
+    rec = MatchRecord(3, names=("al", "bo"),
+                      games=[GameRecord(0, (1, 0), False, actions=[act])])
+    assert play_values(rec, 0, 0, ["1/off 1/off"], ply=2) == pytest.approx([1.0], abs=0.01)

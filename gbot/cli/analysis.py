@@ -236,7 +236,7 @@ def _html(a: Any) -> str:
             "<th>player</th><th>kind</th><th>dice</th><th>position</th><th>played</th>"
             f"<th>best</th><th>error</th><th>mark</th></tr>{rows}</table>"
             f"<p>{'money' if money else 'match'} play; errors in EMG per unit of the cube; "
-            "marks: doubtful &ge; 0.04, bad &ge; 0.08, very bad &ge; 0.16.</p></body></html>")
+            "marks: doubtful &ge; 0.03, bad &ge; 0.06, very bad &ge; 0.12.</p></body></html>")
 
 
 @click.command(name="analyse")

@@ -1,0 +1,93 @@
+"""scripts/compare_analysis.py: reading gnubg 1.07's text export and matching its marked
+checker plays with gbot's analysis of the same decisions."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data"
+
+
+def _script() -> Any:
+    spec = importlib.util.spec_from_file_location("compare_analysis",
+                                                  ROOT / "scripts" / "compare_analysis.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["compare_analysis"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ca = _script()
+
+
+def test_reads_gnubgs_checker_plays_and_marks() -> None:
+    # part of gnubg 1.07's 2-ply export of a 3-point gbot-vs-gnubg match: two cube
+    # decisions (no checker play), gnubg's unmarked 21, ext's 31 marked very bad
+    plays = ca.checker_plays((DATA / "gnubg_export_3pt.txt").read_text(), 0)
+    assert [(p["move"], p["player"], p["dice"], p["mark"]) for p in plays] == [
+        (34, "gnubg", [2, 1], ""), (35, "ext", [3, 1], "very bad")]
+    vb = plays[1]
+    assert vb["position_id"] == "bHcLgAIqtgUAWw" and vb["played"] == "bar/24 8/5*"
+    assert vb["candidates"][0] == ("bar/24 10/7", -0.647)
+    assert vb["played_rank"] == 3 and vb["candidates"][3] == ("bar/24 8/5*", -0.794)
+    assert len(vb["candidates"]) == 5 and plays[0]["played_rank"] == 1
+
+
+def test_game_exports_in_game_order(tmp_path: Path) -> None:
+    # gnubg writes game 1 to the named file, game n to NAME_00n.txt
+    for name, text in (("export_010.txt", "ten"), ("export.txt", "one"),
+                       ("export_002.txt", "two")):
+        (tmp_path / name).write_text(text)
+    assert ca.game_exports(tmp_path) == ["one", "two", "ten"]
+
+
+def _gbot_move(game: int, pid: str, dice: list[int], error: float) -> dict[str, Any]:
+    return {"game": game, "index": 0, "player": 1, "position_id": pid, "dice": dice,
+            "played": "x", "best": "y", "error": error, "equity": 0.0, "forced": False}
+
+
+def test_marked_plays_match_by_game_position_and_roll() -> None:
+    plays = ca.checker_plays((DATA / "gnubg_export_3pt.txt").read_text(), 1)
+    g = {"plays": plays}
+    pid = "bHcLgAIqtgUAWw"
+    # the same position with another roll, or in another game, is another decision
+    b = {"moves": [_gbot_move(1, pid, [6, 1], 0.0), _gbot_move(0, pid, [3, 1], 0.0)]}
+    (m,) = ca.match_marked(g, b)
+    assert m["gbot"] is None
+    b["moves"].append(_gbot_move(1, pid, [3, 1], 0.25))
+    (m,) = ca.match_marked(g, b)
+    assert m["gbot"]["error"] == 0.25
+
+
+def test_report_counts_and_lists_a_very_bad_play_called_best(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    plays = ca.checker_plays((DATA / "gnubg_export_3pt.txt").read_text(), 0)
+    seen: list[list[str]] = []
+
+    def opinions(path: str, ply: int, move: dict[str, Any], texts: list[str]
+                 ) -> dict[str, list[float]]:
+        seen.append(texts)
+        return {"gbot": [1.29, 1.23]}
+
+    monkeypatch.setattr(ca, "second_opinions", opinions)
+    stats = {"names": ["gnubg", "ext"], "rate": [1.0, 2.0], "checker_error": [0.1, 0.2]}
+    rows = [{"file": "m.mat", "gnubg": dict(stats, plays=plays),
+             "gbot": dict(stats, moves=[_gbot_move(0, "bHcLgAIqtgUAWw", [3, 1], 0.0)])},
+            {"file": "n.mat", "gnubg": dict(stats, rate=[3.0, 1.0], plays=[]),
+             "gbot": dict(stats, rate=[2.0, 2.0], moves=[])}]
+    fig = ca.report(rows, 2)
+    assert fig["marked"]["very bad"] == {"gnubg": 1, "gbot_best": 1, "unmatched": 0}
+    assert fig["rate_mean_abs_diff"] == pytest.approx(0.5)
+    assert seen == [["bar/24 8/5*", "bar/24 10/7"]]
+    (f,) = fig["very_bad_called_best"]
+    assert f["gnubg"] == [-0.794, -0.647] and f["gbot"] == [1.29, 1.23]
+    out = capsys.readouterr().out
+    assert "checker plays gnubg marks very bad: 1; of those gbot calls best: 1" in out
+    assert "bar/24 10/7" in out and "-0.647" in out
