@@ -37,6 +37,7 @@ import numpy.typing as npt
 from gbot.core import facts as _facts
 from gbot.core.board import Board
 from gbot.core.movegen import legal_plays_raw
+from gbot.cube import decision as _decision
 from gbot.cube.cubeful import Owner, cubeful_mwc, cubeless_mwc, money_equity
 from gbot.cube.plays import best_play_index, cube_lives
 from gbot.cube.resign import position_resignation, resignation_level, should_accept
@@ -125,14 +126,14 @@ class Engine:
         self.rules = rules if rules is not None else Rules()
         self.evaluator = (evaluator if evaluator is not None
                           else _default_evaluator(self.rules.caucasian))
-        self._cube = _cube_module()
+        self._cube: Any | None = _decision
         self._memo: tuple[bytes, int, Probabilities] | None = None
         self._fast_path: FastPath | _NoFastPath | None = None
 
     @property
     def cube_model(self) -> Any | None:
-        """The cube module the engine decides with (:mod:`gbot.cube.decision`), None when it
-        cannot be loaded (the engine then takes every double it is offered with 25 % wins)."""
+        """The cube module the engine decides with (:mod:`gbot.cube.decision`), None for an
+        engine without one (it then takes every double it is offered with 25 % wins)."""
         return self._cube
 
     @property
@@ -464,14 +465,6 @@ def _default_evaluator(caucasian: bool) -> EvaluatorProtocol | None:
             "evaluator unavailable (%s); using the built-in heuristic", exc)
         return None
     return ev
-
-
-def _cube_module() -> Any | None:
-    try:
-        from gbot.cube import decision
-    except ImportError:
-        return None
-    return decision if hasattr(decision, "decide") and hasattr(decision, "cube_decision") else None
 
 
 def short_bearoff(b: Board) -> bool:
