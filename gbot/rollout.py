@@ -54,7 +54,8 @@ from gbot.eval.net import Networks
 from gbot.rollout_cube import match_chance, opponent_state, replay
 
 __all__ = ["CubeRollout", "PlayRollout", "Rollout", "RolloutError", "RolloutResult",
-           "RolloutSettings", "decide_branches", "rollout_boards"]
+           "RolloutSettings", "TrialTask", "TrialsDone", "decide_branches", "kernel_args",
+           "rollout_boards", "run_task"]
 
 Probabilities = tuple[float, float, float, float, float]
 Progress = Callable[[int, int], None]
@@ -199,7 +200,11 @@ def kernel_args(weights: str | None = None) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
-class _Task:
+class TrialTask:
+    """``n`` trials, from trial number ``t0``, of each of ``boards`` (their position numbers
+    ``keys``), under ``settings`` with the networks file ``weights``; ``paths``: record every
+    game's boards (for the cubeful replay)."""
+
     boards: npt.NDArray[np.int8]
     keys: npt.NDArray[np.int64]
     t0: int
@@ -209,12 +214,14 @@ class _Task:
     paths: bool
 
 
-_Done = tuple[_Task, npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int8],
-              npt.NDArray[np.int8] | None]
+TrialsDone = tuple[TrialTask, npt.NDArray[np.float64], npt.NDArray[np.int32],
+                   npt.NDArray[np.int8], npt.NDArray[np.int8] | None]
 
 
-def _run(task: _Task) -> _Done:
-    """Play one task's trials (in a worker or here)."""
+def run_task(task: TrialTask) -> TrialsDone:
+    """Play one task's trials (in a worker or here): the task, the final probabilities
+    ``[m, n, 5]``, plies played ``[m, n]``, how each game ended ``[m, n]`` and the recorded
+    boards (None unless ``task.paths``)."""
     s = task.settings
     m = task.boards.shape[0]
     out = np.empty((m, task.n, 5), dtype=np.float64)
@@ -261,7 +268,7 @@ class _Pool:
                     kw["num_cpus"] = settings.workers
                 ray.init(**kw)
             self._ray = ray
-            self._remote = ray.remote(num_cpus=1, max_retries=0)(_run)
+            self._remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
             self.kind = "ray"
         elif settings.workers > 1:
             ctx = multiprocessing.get_context("spawn")
@@ -269,13 +276,13 @@ class _Pool:
                                                 initializer=_worker_init)
             self.kind = "process"
 
-    def map(self, tasks: list[_Task]) -> list[_Done]:
+    def map(self, tasks: list[TrialTask]) -> list[TrialsDone]:
         """Every task's outcome, in the order given."""
         if self.kind == "serial":
-            return [_run(t) for t in tasks]
+            return [run_task(t) for t in tasks]
         if self.kind == "ray":
             return list(self._ray.get([self._remote.remote(t) for t in tasks]))
-        return list(self._pool.map(_run, tasks))
+        return list(self._pool.map(run_task, tasks))
 
     def close(self) -> None:
         """Stop the workers."""
@@ -331,8 +338,8 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
     w = os.fspath(weights) if weights is not None else None
     n = arr.shape[0]
     step = 64
-    tasks = [_Task(arr[i:i + step], np.arange(i, min(n, i + step), dtype=np.int64), 0,
-                   trials, s, w, False) for i in range(0, n, step)]
+    tasks = [TrialTask(arr[i:i + step], np.arange(i, min(n, i + step), dtype=np.int64), 0,
+                       trials, s, w, False) for i in range(0, n, step)]
     probs = np.empty((n, 5), dtype=np.float64)
     ses = np.empty((n, 5), dtype=np.float64)
     pool = _Pool(s)
@@ -421,9 +428,10 @@ class Rollout:
                         continue
                     end = min(s.trials, (done // s.batch + 1) * s.batch)
                     for t0 in range(done, end, s.chunk):
-                        tasks.append(_Task(boards[k:k + 1], np.array([k], dtype=np.int64),
-                                           t0, min(s.chunk, end - t0), s, self.weights,
-                                           cubeful))
+                        tasks.append(TrialTask(boards[k:k + 1],
+                                               np.array([k], dtype=np.int64), t0,
+                                               min(s.chunk, end - t0), s, self.weights,
+                                               cubeful))
                 if not tasks:
                     break
                 for task, out, plies, ends, paths in pool.map(tasks):

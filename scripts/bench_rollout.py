@@ -38,18 +38,18 @@ def bench_gbot(games: int, vr: bool, checker_ply: int = 0) -> dict[str, object]:
     import numpy as np
 
     from gbot.notations.position_id import decode
-    from gbot.rollout import RolloutSettings, _run, _Task, kernel_args
+    from gbot.rollout import RolloutSettings, TrialTask, kernel_args, run_task
 
     kernel_args()
     boards = np.array([decode(p) for p in POSITIONS], dtype=np.int8)
     s = RolloutSettings(trials=games, variance_reduction=vr, checker_ply=checker_ply)
-    _run(_Task(boards[:1], np.array([0]), 0, 2, s, None, False))       # compile / load
+    run_task(TrialTask(boards[:1], np.array([0]), 0, 2, s, None, False))       # compile / load
     t = time.process_time()
     w = time.perf_counter()
     rows = []
     for k in range(boards.shape[0]):
-        _, out, plies, _, _ = _run(_Task(boards[k:k + 1], np.array([k]), 0, games, s, None,
-                                         False))
+        _, out, plies, _, _ = run_task(TrialTask(boards[k:k + 1], np.array([k]), 0, games, s,
+                                                 None, False))
         eq = out[0] @ np.array([2.0, 1, 1, -1, -1]) - 1.0
         rows.append({"position": POSITIONS[k], "equity": float(eq.mean()),
                      "equity_se": float(eq.std(ddof=1) / np.sqrt(games)),

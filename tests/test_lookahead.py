@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
-from gbot.cube.lookahead import _leaf_values, _Node, _value_of, lookahead_cubeful
+from gbot.cube.lookahead import Node, action_value, leaf_values, lookahead_cubeful
 from gbot.eval.evaluator import Evaluator
 
 
@@ -19,7 +19,7 @@ def _reference(probs: tuple[float, ...], life: float, ctx: CubeContext) -> float
     """The best cube action's value, one position at a time (points or winning chance): the
     one-position model and the decision rule, as the search's inner nodes value it."""
     p = check_probs(probs)  # type: ignore[arg-type]
-    return _value_of(cubeful_clipped(p, replace(ctx, cube_life=life)), p, ctx)
+    return action_value(cubeful_clipped(p, replace(ctx, cube_life=life)), p, ctx)
 
 
 def _random_probs(rng: np.random.Generator) -> tuple[float, ...]:
@@ -48,9 +48,9 @@ def test_leaf_values_are_the_one_position_model(k: int) -> None:
     rng = np.random.default_rng(k)
     probs = [_random_probs(rng) for _ in range(21)]
     lives = rng.uniform(0.3, 0.9, 21)
-    leaves = [_Node(board=np.zeros(26, dtype=np.int8), probs=np.array(p), life=float(x),
+    leaves = [Node(board=np.zeros(26, dtype=np.int8), probs=np.array(p), life=float(x),
                     children=[]) for p, x in zip(probs, lives, strict=True)]
-    got = _leaf_values(leaves, ctx)
+    got = leaf_values(leaves, ctx)
     want = [_reference(p, float(x), ctx) for p, x in zip(probs, lives, strict=True)]
     assert np.allclose(got, want, rtol=0, atol=1e-12)
 

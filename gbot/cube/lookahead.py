@@ -91,13 +91,13 @@ def _remember(cache: dict[tuple[Any, ...], CubeContext], key: tuple[Any, ...],
 
 
 @dataclass
-class _Node:
+class Node:
     """A position (side to move about to roll) with its search below it."""
 
     board: npt.NDArray[np.int8]
     probs: npt.NDArray[np.float64]
     life: float
-    children: list[_Node]
+    children: list[Node]
     checked: Probs | None = None
     """:func:`_probs` of ``probs``, once asked for."""
 
@@ -146,8 +146,8 @@ def _is_over(board: npt.NDArray[np.int8]) -> bool:
 
 
 def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
-           ev: BatchEvaluator, caucasian: bool, life: float | None = None) -> _Node:
-    node = _Node(board=board, probs=probs,
+           ev: BatchEvaluator, caucasian: bool, life: float | None = None) -> Node:
+    node = Node(board=board, probs=probs,
                  life=board_cube_life(board) if life is None else life, children=[])
     if ply == 0 or _is_over(board):
         return node
@@ -179,14 +179,14 @@ def _probs(p: npt.NDArray[np.float64]) -> Probs:
     return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
 
 
-def _checked(node: _Node) -> Probs:
+def _checked(node: Node) -> Probs:
     """The node's checked probabilities (computed once)."""
     if node.checked is None:
         node.checked = _probs(node.probs)
     return node.checked
 
 
-def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
+def _equities(node: Node, ctx: CubeContext) -> CubefulEquities:
     """Cubeful equities of the three cube actions at ``node`` in ``ctx`` (its side on roll)."""
     ctx = _with_life(ctx, node.life)
     if not node.children:
@@ -200,7 +200,7 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
     for name, owner, cube in states:
         opp_ctx = swap_context(ctx, owner, cube)
         if leaves:
-            v = _leaf_values(node.children, opp_ctx)
+            v = leaf_values(node.children, opp_ctx)
         else:
             v = np.array([_best_value(child, opp_ctx) for child in node.children])
         raw[name] = float(WEIGHTS @ (-v if ctx.is_money else 1.0 - v))
@@ -219,7 +219,7 @@ def _equities(node: _Node, ctx: CubeContext) -> CubefulEquities:
         can_double=can)
 
 
-def _leaf_values(leaves: list[_Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
+def leaf_values(leaves: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
     """:func:`_best_value` of each of ``leaves`` (nodes without a search below) in ``ctx``,
     the cube model run for all of them in one call."""
     lives = [leaf.life for leaf in leaves]
@@ -247,7 +247,7 @@ def _leaf_values(leaves: list[_Node], ctx: CubeContext) -> npt.NDArray[np.float6
     return out
 
 
-def _value_of(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
+def action_value(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
     """Points (money) or winning chance (match) of the best cube action, from the three
     cubeful equities ``e`` of a position with checked probabilities ``probs`` in ``ctx``."""
     if not e.can_double:
@@ -260,9 +260,9 @@ def _value_of(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
     return float(_core.pick(action, response, e.nd_mwc, e.dt_mwc, e.dp_mwc))
 
 
-def _best_value(node: _Node, ctx: CubeContext) -> float:
+def _best_value(node: Node, ctx: CubeContext) -> float:
     """Points (money) or winning chance (match) of the best cube action at ``node``."""
-    return _value_of(_equities(node, ctx), _checked(node), ctx)
+    return action_value(_equities(node, ctx), _checked(node), ctx)
 
 
 def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEvaluator,
@@ -278,4 +278,5 @@ def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEv
     return _equities(root, ctx), _probs(root.probs)
 
 
-__all__ = ["lookahead_cubeful", "swap_context", "ROLLS", "WEIGHTS"]
+__all__ = ["Node", "action_value", "leaf_values", "lookahead_cubeful", "swap_context", "ROLLS",
+           "WEIGHTS"]
