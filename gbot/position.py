@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import FrozenInstanceError
 from itertools import repeat
-from typing import Any
+from operator import index
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -133,16 +135,33 @@ class Position:
         return mine == 0 or theirs == 0
 
     # --- plays ---------------------------------------------------------------------------
-    def legal_plays(self, dice: Sequence[int], *, caucasian: bool = False) -> list[Play]:
-        """Every legal play for ``dice``, one per distinct resulting position."""
-        d = _fast_dice(dice)
-        gen, i8, i64, packed = getattr(_LOCAL, "gen", None) or _generator()
+    def legal_plays(self, dice: Sequence[int], *, caucasian: bool = False) -> Plays:
+        """Every legal play for ``dice``, one per distinct resulting position.
+
+        The result is a :class:`Plays`: it behaves as a list of :class:`Play` (indexing,
+        slicing, iteration, ``len``, ``==`` with a list, the list methods) and builds each
+        play on first access."""
+        try:
+            d = _DICE.get(dice) if type(dice) is tuple else None
+        except TypeError:         # an unhashable member: check_dice says what is wrong
+            d = None
+        if d is None:
+            d = check_dice(dice)
+        try:
+            gen, i8, i64, packed = _LOCAL.gen
+        except AttributeError:
+            gen, i8, i64, packed = _generator()
         n = gen(self._board, d[0], d[1], True if caucasian else False, i8, i64)
-        if n <= 0:
-            if n < 0:
-                raise RuntimeError("move generator workspace overflow")
-            return []
-        return Play._packed(self, d, packed[:_PACKED_ROW * n].tobytes(), n)
+        plays: Plays = _new(Plays)
+        if n > 0:
+            plays._blk = (self, d, packed[:_PACKED_ROW * n].tobytes(), n)
+        elif n == 0:
+            plays._blk = (self, d, b"", 0)
+        else:
+            raise RuntimeError("move generator workspace overflow")
+        plays._items = None
+        plays._some = None
+        return plays
 
     def play_from_text(self, text: str, dice: Sequence[int], *,
                        caucasian: bool = False) -> Play:
@@ -315,6 +334,230 @@ class Play:
         return self.notation
 
 
+class Plays(MutableSequence[Play]):
+    """The legal plays of one roll, in the move generator's order: a list of :class:`Play`
+    that keeps the generator's packed output and builds each play on first access.
+
+    It answers as a ``list`` does: indexing (the same object each time), slicing (a list),
+    iteration, ``len``, ``in``, ``index``, ``count``, ``==``/``<`` against lists and other
+    ``Plays``, ``+``, ``*``, and the mutating methods (``append``, ``sort``, ...; the plays
+    are then built and kept in a list). It is unhashable, as a list is; pickling and
+    ``copy.deepcopy`` give a list.
+    """
+
+    __slots__ = ("_blk", "_items", "_some")
+    _blk: _Block
+    _items: list[Play] | None      # every play, once built (and after any change)
+    _some: list[Play | None] | None   # the plays built so far, before that
+
+    @classmethod
+    def _of(cls, block: _Block) -> Plays:
+        obj: Plays = _new(cls)
+        obj._blk = block
+        obj._items = None
+        obj._some = None
+        return obj
+
+    def _list(self) -> list[Play]:
+        """Every play, built now where not yet (the list this object then answers from)."""
+        items = self._items
+        if items is not None:
+            return items
+        start, dice, raw, n = self._blk
+        some = self._some
+        if some is None:
+            items = Play._packed(start, dice, raw or b"", n) if n else []
+        else:
+            items = [p if p is not None else _lazy_play(self._blk, j)
+                     for j, p in enumerate(some)]
+        self._items = items
+        self._some = None
+        return items
+
+    # --- reading -----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        items = self._items
+        return self._blk[3] if items is None else len(items)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    @overload
+    def __getitem__(self, i: SupportsIndex) -> Play: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Play]: ...
+
+    def __getitem__(self, i: SupportsIndex | slice) -> Play | list[Play]:
+        items = self._items
+        if items is not None:
+            return items[i]
+        if isinstance(i, slice):
+            return self._list()[i]
+        some = self._some
+        if some is None:
+            some = self._some = [None] * self._blk[3]
+        p = some[i]     # IndexError / TypeError exactly as a list's
+        if p is None:
+            j = index(i)
+            if j < 0:
+                j += len(some)
+            p = some[j] = _lazy_play(self._blk, j)
+        return p
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self._list())
+
+    def __reversed__(self) -> Iterator[Play]:
+        return reversed(self._list())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._list()
+
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = sys.maxsize
+              ) -> int:
+        """The first position of ``value`` (``ValueError`` when absent), as ``list.index``."""
+        return self._list().index(value, start, stop)
+
+    def count(self, value: Any) -> int:
+        """How many plays equal ``value``."""
+        return self._list().count(value)
+
+    def copy(self) -> list[Play]:
+        """A shallow copy, as a list."""
+        return list(self._list())
+
+    def __copy__(self) -> Plays:
+        other = Plays._of(self._blk)
+        if self._items is not None:
+            other._items = list(self._items)
+        elif self._some is not None:
+            other._some = list(self._some)
+        return other
+
+    def __reduce__(self) -> tuple[type[list[Play]], tuple[list[Play]]]:
+        return (list, (self._list(),))
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+    # --- comparing -----------------------------------------------------------------------
+    @staticmethod
+    def _other(other: object) -> list[Play] | None:
+        if isinstance(other, Plays):
+            return other._list()
+        if isinstance(other, list):
+            return other
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        if (isinstance(other, Plays) and self._items is None and other._items is None):
+            # a play equals another with the same start and result: compare the packed rows
+            a, b = self._blk, other._blk
+            return (a[3] == b[3] and (a[3] == 0 or a[0] == b[0])
+                    and (a[2] or b"")[:26 * a[3]] == (b[2] or b"")[:26 * b[3]])
+        o = self._other(other)
+        return NotImplemented if o is None else self._list() == o
+
+    def __lt__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else self._list() < o
+
+    def __le__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else self._list() <= o
+
+    def __gt__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else self._list() > o
+
+    def __ge__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else self._list() >= o
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: object) -> list[Play]:
+        o = self._other(other)
+        if o is None:
+            return NotImplemented
+        return self._list() + o
+
+    def __radd__(self, other: object) -> list[Play]:
+        o = self._other(other)
+        if o is None:
+            return NotImplemented
+        return o + self._list()
+
+    def __mul__(self, k: SupportsIndex) -> list[Play]:
+        return self._list() * k
+
+    __rmul__ = __mul__
+
+    # --- changing (the plays are built and kept in a list) -----------------------------------
+    @overload
+    def __setitem__(self, i: SupportsIndex, value: Play) -> None: ...
+
+    @overload
+    def __setitem__(self, i: slice, value: Iterable[Play]) -> None: ...
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        self._list()[i] = value
+
+    def __delitem__(self, i: SupportsIndex | slice) -> None:
+        del self._list()[i]
+
+    def insert(self, i: SupportsIndex, value: Play) -> None:
+        """Insert ``value`` before position ``i``."""
+        self._list().insert(i, value)
+
+    def append(self, value: Play) -> None:
+        """Add ``value`` at the end."""
+        self._list().append(value)
+
+    def extend(self, values: Iterable[Play]) -> None:
+        """Add ``values`` at the end."""
+        self._list().extend(values)
+
+    def pop(self, i: SupportsIndex = -1) -> Play:
+        """Remove and return the play at ``i`` (the last by default)."""
+        return self._list().pop(i)
+
+    def remove(self, value: Play) -> None:
+        """Remove the first play equal to ``value``."""
+        self._list().remove(value)
+
+    def clear(self) -> None:
+        """Remove every play."""
+        self._list().clear()
+
+    def reverse(self) -> None:
+        """Reverse the order in place."""
+        self._list().reverse()
+
+    def sort(self, *, key: Callable[[Play], Any] | None = None, reverse: bool = False) -> None:
+        """Sort in place (stable), as ``list.sort``."""
+        items: Any = self._list()
+        items.sort(key=key, reverse=reverse)
+
+    def __iadd__(self, values: Iterable[Play]) -> Plays:  # type: ignore[misc]
+        self._list().extend(values)
+        return self
+
+    def __imul__(self, k: SupportsIndex) -> Plays:
+        items = self._list()
+        items *= k
+        return self
+
+
+def _lazy_play(block: _Block, i: int) -> Play:
+    """Play ``i`` of ``block`` (built on first access of its fields)."""
+    play: Play = _new(Play)
+    _set_blk(play, block)
+    _set_i(play, i)
+    return play
+
+
 _Block = tuple[Position, Dice, "bytes | None", int]
 """What the plays of one call share: start, dice, the packed rows (``n`` results of 26 bytes,
 then ``n`` steps of 8; None for a play built from its fields) and ``n``."""
@@ -353,17 +596,13 @@ def _generator() -> tuple[Callable[..., int], npt.NDArray[np.int8], npt.NDArray[
     return found
 
 
-def _fast_dice(dice: Sequence[int]) -> Dice:
-    """Checked dice (a fast path for a plain tuple of two ints)."""
-    if type(dice) is tuple and len(dice) == 2:
-        d1, d2 = dice
-        if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
-            return (d1, d2)
-    return check_dice(dice)
+_DICE: dict[object, Dice] = {(a, b): (a, b) for a in range(1, 7) for b in range(1, 7)}
+"""The 36 rolls, each its own key: a tuple equal to one (ints, or bools and numpy integers
+equal to them) is answered with the plain-int roll."""
 
 
 def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,
-                    plays: list[Play]) -> list[Play]:
+                    plays: Plays) -> list[Play]:
     """The plays of ``plays`` (one :meth:`Position.legal_plays` call) that the written
     ``segments`` describe.
 
@@ -381,9 +620,8 @@ def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,
             mine[dst] += 1
     if mine.min() < 0:
         return []
-    _, _, raw, n = plays[0]._blk
-    if raw is None:
-        return []
+    _, _, raw, n = plays._blk
+    assert raw is not None
     rows = np.frombuffer(raw, np.int8, 26 * n).reshape(n, 26)
     same = np.nonzero((np.maximum(rows[:, 1:], 0) == mine[1:]).all(axis=1))[0]
     if same.shape[0] == 0:
@@ -456,4 +694,4 @@ def _fits(src: int, dst: int, combo: tuple[int, ...]) -> bool:
     return total == src or (total > src and total - combo[-1] < src)
 
 
-__all__ = ["Position", "Play", "MoveParseError", "IllegalMoveError"]
+__all__ = ["Position", "Play", "Plays", "MoveParseError", "IllegalMoveError"]
