@@ -10,8 +10,8 @@ whether gbot calls the same play best (matched by game, position and roll). Each
 play that gbot calls best is listed with both engines' equities of the played and of gnubg's
 best play (and gnubg-nn's cubeless ones at the same ply where gnubg_nn is importable).
 
-With --cache DIR, gnubg's outputs and gbot's analyses are kept there per file and reused
-(delete a file's folder to redo it).
+With --cache DIR, gnubg's outputs and gbot's analyses are kept in DIR/plyN/FILE-STEM/ and
+reused (delete a file's folder to redo it).
 
     python3 scripts/compare_analysis.py --ply 2 --cache /tmp/cmp runs/matches/*.mat
 """
@@ -208,7 +208,7 @@ def match_marked(g: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _one(args: tuple[str, int, str | None]) -> dict[str, Any]:
     path, ply, cache = args
-    where = Path(cache) / Path(path).stem if cache else None
+    where = Path(cache) / f"ply{ply}" / Path(path).stem if cache else None
     return {"file": path, "gnubg": gnubg_analysis(path, ply, where),
             "gbot": gbot_analysis(path, ply, where)}
 
@@ -260,7 +260,56 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
               + (f" ({lost} not found in gbot's analysis)" if lost else ""))
     for path, p in failures:
         fig["very_bad_called_best"].append(_failure(path, p, ply))
+    print("\nchecker plays by player, as each analysis judges them:")
+    fig["self_judgement"] = self_judgement(rows)
     return fig
+
+
+def self_judgement(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How each analysis judges each player's checker plays, over the plays both analysed
+    (unforced in gbot's, with the played one among gnubg's listed candidates): per player
+    name, the plays, the share each analysis calls best, each one's mean error (mEMG per
+    play), and per file gbot's mean error less gnubg's (the bias)."""
+    out: dict[str, Any] = {}
+    for r in rows:
+        g, b = r["gnubg"], r["gbot"]
+        by_key = {(m["game"], m["position_id"], tuple(m["dice"])): m for m in b["moves"]}
+        per: dict[str, list[float]] = {}
+        for p in g["plays"]:
+            m = by_key.get((p["game"], p["position_id"], tuple(p["dice"])))
+            if m is None or m["forced"] or p["played_rank"] is None or len(p["candidates"]) < 2:
+                continue
+            g_err = max(0.0, p["candidates"][0][1] - p["candidates"][p["played_rank"]][1])
+            t = per.setdefault(p["player"], [0, 0, 0, 0.0, 0.0])
+            t[0] += 1
+            t[1] += p["played_rank"] == 0
+            t[2] += m["error"] == 0.0
+            t[3] += g_err
+            t[4] += m["error"]
+        for name, (n, g_best, b_best, g_sum, b_sum) in per.items():
+            o = out.setdefault(name, {"plays": 0, "gnubg_best": 0, "gbot_best": 0,
+                                      "gnubg_error": 0.0, "gbot_error": 0.0, "bias": []})
+            o["plays"] += n
+            o["gnubg_best"] += g_best
+            o["gbot_best"] += b_best
+            o["gnubg_error"] += g_sum
+            o["gbot_error"] += b_sum
+            o["bias"].append(1000.0 * (b_sum - g_sum) / n)
+    for name, o in out.items():
+        n = max(o["plays"], 1)
+        bias = o["bias"]
+        mean = sum(bias) / len(bias) if bias else float("nan")
+        sd = (math.sqrt(sum((x - mean) ** 2 for x in bias) / (len(bias) - 1))
+              if len(bias) > 1 else float("nan"))
+        o.update(bias_mean=mean, bias_se=sd / math.sqrt(len(bias)) if bias else float("nan"),
+                 files_gbot_lower=sum(1 for x in bias if x < 0), files=len(bias))
+        print(f"{name:<8s} {o['plays']:4d} plays: called best by gnubg "
+              f"{100.0 * o['gnubg_best'] / n:5.1f} %, by gbot {100.0 * o['gbot_best'] / n:5.1f} %;"
+              f" mean error gnubg {1000.0 * o['gnubg_error'] / n:5.2f}, gbot "
+              f"{1000.0 * o['gbot_error'] / n:5.2f} mEMG/play; per file gbot - gnubg "
+              f"{mean:+.2f} +- {o['bias_se']:.2f} mEMG/play (gbot lower in "
+              f"{o['files_gbot_lower']} of {o['files']} files)")
+    return out
 
 
 def _failure(path: str, p: dict[str, Any], ply: int) -> dict[str, Any]:

@@ -91,3 +91,19 @@ def test_report_counts_and_lists_a_very_bad_play_called_best(
     out = capsys.readouterr().out
     assert "checker plays gnubg marks very bad: 1; of those gbot calls best: 1" in out
     assert "bar/24 10/7" in out and "-0.647" in out
+
+
+def test_self_judgement_per_player_and_file() -> None:
+    # gnubg's unmarked 21 (its 2nd choice, 0.003 behind) and ext's very bad 31 (0.147
+    # behind); gbot calls the 21 best and finds 0.05 in the 31
+    plays = ca.checker_plays((DATA / "gnubg_export_3pt.txt").read_text(), 0)
+    moves = [dict(_gbot_move(0, "Km0LADZsuwsAAw", [2, 1], 0.0), player=0),
+             _gbot_move(0, "bHcLgAIqtgUAWw", [3, 1], 0.05)]
+    rows = [{"file": "m.mat", "gnubg": {"plays": plays}, "gbot": {"moves": moves}}] * 2
+    out = ca.self_judgement(rows)
+    assert out["gnubg"]["plays"] == 2 and out["gnubg"]["gnubg_best"] == 0
+    assert out["gnubg"]["gbot_best"] == 2
+    assert out["gnubg"]["bias"] == pytest.approx([-2.0, -2.0], abs=1e-9)
+    assert out["ext"]["gnubg_error"] == pytest.approx(2 * 0.147)
+    assert out["ext"]["bias_mean"] == pytest.approx(1000.0 * (0.05 - 0.147))
+    assert out["ext"]["files_gbot_lower"] == 2 and out["ext"]["files"] == 2
