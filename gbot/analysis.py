@@ -259,7 +259,12 @@ class _Game:
         match winning chance as EMG (normalised to the present cube, as gnubg shows it)."""
         boards = np.array([flip_py(b) for b in np.asarray(after, dtype=np.int8).reshape(-1, 26)],
                           dtype=np.int8)
-        probs = invert(self.ev.evaluate(boards, self.ply))
+        return self.values_of(invert(self.ev.evaluate(boards, self.ply)), boards, st)
+
+    def values_of(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
+                  st: Any) -> np.ndarray[Any, Any]:
+        """:meth:`values` from the mover's probabilities ``probs`` (win, win g, win bg,
+        lose g, lose bg; one row per play) of the ``boards`` the opponent then faces."""
         if self.money:
             return np.asarray(equities(probs), dtype=np.float64)
         opp = opponent_state(st)

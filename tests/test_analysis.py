@@ -221,3 +221,28 @@ def test_match_play_values_are_emg() -> None:
     rec = MatchRecord(3, names=("al", "bo"),
                       games=[GameRecord(0, (1, 0), False, actions=[act])])
     assert play_values(rec, 0, 0, ["1/off 1/off"], ply=2) == pytest.approx([1.0], abs=0.01)
+
+
+def test_match_values_of_gnubgs_probabilities_are_gnubgs_equities() -> None:
+    from gbot.analysis import _Game
+
+    # gnubg 1.07's 2-ply analysis of a 3-point gbot-vs-gnubg match at 0-0, player 1 on roll
+    # owning a 2-cube, 31 to play (a very bad play there that gbot's 2-ply calls best):
+    # its cubeless probabilities of two plays and its cubeful equities of them. gbot's
+    # conversion of the same probabilities (cube model, match table, EMG at this cube)
+    # must give gnubg's equities: the position, score and cube reach it as gnubg sees them
+    pos = gbot.Position.from_id("bHcLgAIqtgUAWw")
+    acts = [Action("double", 0, value=2), Action("take", 1),
+            Action("move", 1, (3, 1), (), tuple(int(x) for x in pos.board))]
+    rec = MatchRecord(3, names=("gnubg", "ext"),
+                      games=[GameRecord(0, (0, 0), False, actions=acts)])
+    g = _Game(rec, rec.games[0], 0, None)
+    assert g.cube_before(2) == (2, 1)
+    st = g._state(1, 2, 1, (3, 1))
+    plays = {"bar/24 10/7": ((0.309, 0.009, 0.000, 0.457, 0.155), -0.647),
+             "bar/24 8/5*": ((0.279, 0.006, 0.000, 0.531, 0.236), -0.794)}
+    boards = np.array([pos.play_from_text(t, (3, 1)).position.swapped().board
+                       for t in plays], dtype=np.int8)
+    probs = np.array([p for p, _ in plays.values()])
+    got = g.values_of(probs, boards, st)
+    assert got == pytest.approx([e for _, e in plays.values()], abs=0.004)
