@@ -80,12 +80,16 @@ _CAND = re.compile(r"^(\*?)\s+(\d+)\.\s+(?:Cubeful|Cubeless)\s+(\d)-ply\s+(.+?)\
                    rf"{_NUM}")
 
 
+_PROBS = re.compile(r"^\s+(\d\.\d+) (\d\.\d+) (\d\.\d+) - (\d\.\d+) (\d\.\d+) (\d\.\d+)\s*$")
+
+
 def checker_plays(game_text: str, game: int) -> list[dict[str, Any]]:
     """Every analysed checker play of one exported game: ``game`` (0-based, as gbot numbers
     games), gnubg's move number,
     player name, roll, position ID (before the play), played text, gnubg's mark ('' for
     none), and its candidates ``[(play text, equity)]`` best first, the played one
-    flagged by ``played_rank`` (index into candidates)."""
+    flagged by ``played_rank`` (index into candidates), with gnubg's cubeless
+    probabilities of each (``probs``: win, win g, win bg, lose g, lose bg; mover's view)."""
     found = []
     for block in re.split(r"\nMove number ", "\n" + game_text)[1:]:
         head = re.match(r"(\d+):\s+(\S+) to play (\d)(\d)", block)
@@ -94,6 +98,7 @@ def checker_plays(game_text: str, game: int) -> list[dict[str, Any]]:
         if not (head and pid and moved):
             continue
         cands: list[tuple[str, float]] = []
+        probs: list[list[float]] = []
         played_rank = None
         for line in block.splitlines():
             m = _CAND.match(line)
@@ -101,12 +106,16 @@ def checker_plays(game_text: str, game: int) -> list[dict[str, Any]]:
                 if m.group(1):
                     played_rank = len(cands)
                 cands.append((m.group(4).strip(), float(m.group(5))))
+                continue
+            pm = _PROBS.match(line)
+            if pm and len(probs) < len(cands):
+                probs.append([float(pm.group(k)) for k in (1, 2, 3, 5, 6)])
         alert = re.search(r"Alert: (doubtful|bad|very bad) move", block)
         d1, d2 = int(head.group(3)), int(head.group(4))
         found.append({"game": game, "move": int(head.group(1)), "player": head.group(2),
                       "dice": [max(d1, d2), min(d1, d2)], "position_id": pid.group(1),
                       "played": moved.group(2).strip(), "mark": alert.group(1) if alert else "",
-                      "candidates": cands, "played_rank": played_rank})
+                      "candidates": cands, "probs": probs, "played_rank": played_rank})
     return found
 
 
@@ -312,6 +321,67 @@ def self_judgement(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def conversion_check(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """gnubg's printed cubeless probabilities of every listed candidate through gbot's own
+    conversion to the mover's value (:meth:`gbot.analysis._Game.values_of`: cube model,
+    match table, EMG at the cube), beside gnubg's printed cubeful equity. Differences come
+    from the state reaching the conversion (score, cube, Crawford) or from the cube models,
+    never from the networks. Per file: the candidates compared, the mean and largest
+    absolute difference, and the largest one's play; per player the checker error totals
+    gnubg prints and those its probabilities give through gbot's conversion."""
+    import numpy as np
+
+    import gbot
+    from gbot.analysis import _Game, read_match
+
+    out: dict[str, Any] = {"files": {}, "n": 0, "sum": 0.0, "over": 0, "errors": {}}
+    for r in rows:
+        record = read_match(r["file"])
+        by_key = {(m["game"], m["position_id"], tuple(m["dice"])): m
+                  for m in r["gbot"]["moves"]}
+        n, total, worst, where = 0, 0.0, 0.0, ""
+        games: dict[int, Any] = {}
+        for p in r["gnubg"]["plays"]:
+            m = by_key.get((p["game"], p["position_id"], tuple(p["dice"])))
+            if m is None or m["forced"] or len(p["probs"]) != len(p["candidates"]):
+                continue
+            gi = game_index(record, int(m["game"]))
+            g = games.get(gi) or games.setdefault(gi, _Game(record, record.games[gi], 0, None))
+            a = record.games[gi].actions[int(m["index"])]
+            dice = (max(a.dice), min(a.dice))
+            st = g._state(a.player, *g.cube_before(int(m["index"])), dice)
+            pos = gbot.Position.from_id(p["position_id"])
+            boards = [pos.play_from_text(t, dice).position.swapped().board
+                      for t, _ in p["candidates"]]
+            vals = g.values_of(np.array(p["probs"]), np.array(boards, dtype=np.int8), st)
+            if p["played_rank"] is not None:
+                e = out["errors"].setdefault(p["player"], [0, 0.0, 0.0])
+                e[0] += 1
+                e[1] += p["candidates"][0][1] - p["candidates"][p["played_rank"]][1]
+                e[2] += float(max(vals) - vals[p["played_rank"]])
+            for (t, eq), v in zip(p["candidates"], vals, strict=True):
+                d = abs(float(v) - eq)
+                n += 1
+                total += d
+                out["over"] += d > 0.02
+                if d > worst:
+                    worst, where = d, (f"game {p['game'] + 1} move {p['move']} {t} gnubg "
+                                       f"{eq:+.3f} gbot {float(v):+.3f}")
+        out["files"][r["file"]] = {"n": n, "mean": total / n if n else 0.0, "max": worst,
+                                   "where": where}
+        out["n"] += n
+        out["sum"] += total
+        print(f"{Path(r['file']).name:<10s} {n:4d} candidates: mean |diff| "
+              f"{total / max(n, 1):.4f}, max {worst:.3f} ({where})")
+    out["mean"] = out["sum"] / max(out["n"], 1)
+    print(f"all: {out['n']} candidates, mean |diff| {out['mean']:.4f} EMG, "
+          f"{out['over']} over 0.02")
+    for name, (k, g_err, c_err) in out["errors"].items():
+        print(f"{name:<8s} {k:4d} plays: gnubg's error total {g_err:.3f} EMG, the same "
+              f"probabilities through gbot's conversion {c_err:.3f}")
+    return out
+
+
 def _failure(path: str, p: dict[str, Any], ply: int) -> dict[str, Any]:
     """Print one very bad play gbot calls best, with both engines' equities."""
     best_t, best_g = p["candidates"][0]
@@ -336,6 +406,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--cache", metavar="DIR", help="keep and reuse each file's outputs here")
     ap.add_argument("--json", metavar="PATH", help="also write every figure here")
+    ap.add_argument("--conversion", action="store_true",
+                    help="also put gnubg's printed probabilities through gbot's conversion")
     a = ap.parse_args()
     tasks = [(f, a.ply, a.cache) for f in a.files]
     if a.jobs <= 1:
@@ -344,6 +416,9 @@ def main() -> None:
         with cf.ProcessPoolExecutor(a.jobs) as pool:
             rows = list(pool.map(_one, tasks))
     fig = report(rows, a.ply)
+    if a.conversion:
+        print("\ngnubg's probabilities through gbot's conversion, beside gnubg's equities:")
+        fig["conversion"] = conversion_check(rows)
     if a.json:
         Path(a.json).write_text(json.dumps({"figures": fig, "rows": rows}, indent=1))
     sys.exit(0)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,7 @@ def test_reads_gnubgs_checker_plays_and_marks() -> None:
     assert vb["candidates"][0] == ("bar/24 10/7", -0.647)
     assert vb["played_rank"] == 3 and vb["candidates"][3] == ("bar/24 8/5*", -0.794)
     assert len(vb["candidates"]) == 5 and plays[0]["played_rank"] == 1
+    assert len(vb["probs"]) == 5 and vb["probs"][0] == [0.309, 0.009, 0.0, 0.457, 0.155]
 
 
 def test_game_exports_in_game_order(tmp_path: Path) -> None:
@@ -107,3 +109,28 @@ def test_self_judgement_per_player_and_file() -> None:
     assert out["ext"]["gnubg_error"] == pytest.approx(2 * 0.147)
     assert out["ext"]["bias_mean"] == pytest.approx(1000.0 * (0.05 - 0.147))
     assert out["ext"]["files_gbot_lower"] == 2 and out["ext"]["files"] == 2
+
+
+def test_conversion_of_gnubgs_probabilities_matches_its_equities() -> None:
+    import gbot
+    from gbot.analysis import read_match
+
+    # the match the export excerpt comes from (tests/data/gnubg_3pt_backgame.mat): gnubg's
+    # printed probabilities of the 10 listed candidates through gbot's conversion give its
+    # printed cubeful equities within their rounding and the cube models' small difference
+    path = str(DATA / "gnubg_3pt_backgame.mat")
+    plays = ca.checker_plays((DATA / "gnubg_export_3pt.txt").read_text(), 0)
+    record = read_match(path)
+    moves = []
+    for i, a in enumerate(record.games[0].actions):
+        if a.kind == "move" and a.board:
+            pid = gbot.Position(np.array(a.board, dtype=np.int8)).id()
+            if pid in ("Km0LADZsuwsAAw", "bHcLgAIqtgUAWw"):
+                moves.append(dict(_gbot_move(0, pid, [max(a.dice), min(a.dice)], 0.0),
+                                  index=i))
+    assert len(moves) == 2
+    out = ca.conversion_check([{"file": path, "gnubg": {"plays": plays},
+                                "gbot": {"moves": moves}}])
+    assert out["n"] == 10 and out["mean"] < 0.004 and out["over"] == 0
+    assert out["errors"]["ext"][1] == pytest.approx(0.147, abs=1e-9)
+    assert out["errors"]["ext"][2] == pytest.approx(0.147, abs=0.005)
