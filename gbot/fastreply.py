@@ -38,7 +38,7 @@ from gbot.match import Rules
 if TYPE_CHECKING:
     from gbot.eval.evaluator import Evaluator
 
-__all__ = ["FastPath", "FastReply"]
+__all__ = ["FastPath", "FastReply", "situation_of"]
 
 FastReply = tuple[str, tuple[int, int]]
 """The reply (``roll``, ``double`` or a move's text, empty when no move exists) and the line's
@@ -65,7 +65,7 @@ class _SimpleState:
     player_on_roll: int = 1
 
 
-def _situation(params: tuple[Any, ...]) -> _an.Situation:
+def situation_of(params: tuple[Any, ...]) -> _an.Situation:
     """:func:`gbot.cube.plays.kernel_params`'s values as a :class:`gbot.core.answer.Situation`
     of fixed types (C-ordered float64 arrays, Python scalars)."""
     lives, mult, met, away, opp_away, cube, owner, top, dead_nd, can, outcomes, win, lose, \
@@ -192,7 +192,7 @@ class FastPath:
         mine = context_from_state(st)     # type: ignore[arg-type]
         flip = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
         theirs = replace(mine, away=mine.opp_away, opp_away=mine.away, owner=flip[mine.owner])
-        entry = (_situation(kernel_params(mine)), _situation(kernel_params(theirs)))
+        entry = (situation_of(kernel_params(mine)), situation_of(kernel_params(theirs)))
         if len(self._situations) > 4096:
             self._situations.clear()
         self._situations[key] = entry

@@ -44,7 +44,7 @@ from gbot.protocols.gnubg_external import MAX_LINE, Session, handle_line, warm
 from gbot.warmup import warm_engine
 
 __all__ = ["BACKLOG", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_CLIENTS", "MAX_FRAME", "Address",
-           "BackgroundServer", "Server", "parse_address", "serve"]
+           "BackgroundServer", "Server", "parse_address", "serve", "set_timeouts"]
 
 log = logging.getLogger("gbot.server")
 
@@ -210,7 +210,7 @@ class Server:
                 time.sleep(0.05)
                 continue
             try:
-                _set_timeouts(conn, self.idle_timeout)
+                set_timeouts(conn, self.idle_timeout)
                 if conn.family == socket.AF_INET:
                     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:          # reset before we got to it
@@ -343,7 +343,7 @@ class Server:
             log.info("#%d closed after %d requests", cid, session.requests)
 
 
-def _set_timeouts(conn: socket.socket, seconds: float | None) -> None:
+def set_timeouts(conn: socket.socket, seconds: float | None) -> None:
     """Make ``conn`` a blocking socket whose reads and writes fail after ``seconds`` (None:
     never) through the kernel's own timeouts (``SO_RCVTIMEO``, ``SO_SNDTIMEO``): one system
     call per read or write, where Python's timeout mode polls before each. Python's timeout

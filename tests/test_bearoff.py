@@ -221,16 +221,16 @@ def test_batch_matches_single_boards() -> None:
 
 def test_cache_round_trip(tables: B.BearoffTables, tmp_path: Path) -> None:
     path = tmp_path / "bearoff.npz"
-    B._save(tables, path)
-    loaded = B._load(path)
+    B.save_tables(tables, path)
+    loaded = B.load_tables(path)
     assert loaded is not None
     for a, b in ((loaded.rolls, tables.rolls), (loaded.gammon, tables.gammon),
                  (loaded.two_sided, tables.two_sided)):
         assert np.array_equal(a, b)
     np.savez(path, version=np.int64(B.VERSION + 1), rolls=tables.rolls)
-    assert B._load(path) is None
+    assert B.load_tables(path) is None
     path.write_bytes(b"not a zip")
-    assert B._load(path) is None
+    assert B.load_tables(path) is None
     assert B.cache_path().name == f"bearoff-v{B.VERSION}.npz"
     assert B.ensure_built() == B.cache_path()
 

@@ -50,6 +50,6 @@ def test_the_server_redoubles(fast: bool, monkeypatch: pytest.MonkeyPatch) -> No
     st = dataclasses.replace(st, board=tuple(int(x) for x in pos.board))
     me = st.player_on_roll
     line = board_line(st, me, ("gbot", "gnubg"), "double_or_roll")
-    monkeypatch.setattr(ge, "_FAST", fast)
+    monkeypatch.setattr(ge, "FAST_PATH", fast)
     reply, _ = ge.handle_line(ge.Session(Engine()), line)
     assert reply.strip() == "double"

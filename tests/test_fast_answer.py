@@ -65,7 +65,7 @@ def referee_boards() -> Iterator[str]:
 
 def _answers(engine: Engine, lines: list[str], fast: bool,
              monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
-    monkeypatch.setattr(ge, "_FAST", fast)
+    monkeypatch.setattr(ge, "FAST_PATH", fast)
     session = ge.Session(engine)
     out: list[tuple[object, ...]] = []
     for line in lines:
@@ -99,7 +99,7 @@ def test_most_referee_questions_take_the_fast_path(engines: list[Engine]) -> Non
     ge.warm(engine)
     session = ge.Session(engine)
     lines = list(referee_boards())
-    answered = sum(ge._fast_reply(session, line) is not None for line in lines)
+    answered = sum(ge.fast_reply(session, line) is not None for line in lines)
     assert answered >= 0.6 * len(lines)
 
 
@@ -110,12 +110,12 @@ def test_generated_lines_same_replies(engines: list[Engine], b: FibsBoard) -> No
     for engine in engines[:3] + engines[-1:]:
         got = []
         for fast in (False, True):
-            ge._FAST = fast
+            ge.FAST_PATH = fast
             try:
                 session = ge.Session(engine)
                 got.append((ge.handle_line(session, line), session.game_score))
             finally:
-                ge._FAST = True
+                ge.FAST_PATH = True
         assert got[0] == got[1]
 
 
@@ -154,7 +154,7 @@ def test_situation_is_kernel_params_by_name() -> None:
     st = MatchState(match_length=7, score=(2, 4), cube_value=2, cube_owner=0)
     ctx = context_from_state(st)
     params = kernel_params(ctx)
-    sit = fastreply._situation(params)
+    sit = fastreply.situation_of(params)
     assert len(params) == len(Situation._fields)
     assert (sit.away, sit.opp_away, sit.cube) == (ctx.away, ctx.opp_away, ctx.cube)
     assert (sit.owner, sit.can) == (int(ctx.owner), ctx.can_double())

@@ -167,7 +167,7 @@ def test_malformed_ids_raise(bad: str) -> None:
 
 def _with_bits(**values: int) -> str:
     """A Match ID with the given raw fields, for impossible combinations."""
-    layout = {name: (start, width) for name, start, width in match_id._LAYOUT}
+    layout = {name: (start, width) for name, start, width in match_id.LAYOUT}
     key = (3 << 4) | (1 << 8) | (1 << 66)  # centred cube, playing, Jacoby off
     for name, v in values.items():
         start, width = layout[name]

@@ -225,7 +225,7 @@ def test_connection_sockets_block_with_the_kernels_timeouts() -> None:
     reads and writes give up after the idle timeout, through SO_RCVTIMEO/SO_SNDTIMEO."""
     a, b = socket.socketpair()
     try:
-        server_mod._set_timeouts(a, 0.3)
+        server_mod.set_timeouts(a, 0.3)
         assert a.gettimeout() is None
         t0 = time.monotonic()
         with pytest.raises((BlockingIOError, TimeoutError)):

@@ -48,6 +48,8 @@ __all__ = [
     "cache_dir",
     "cache_path",
     "ensure_built",
+    "load_tables",
+    "save_tables",
     "expected_rolls",
     "gammon_distribution",
     "is_bearoff",
@@ -149,7 +151,8 @@ def cache_path() -> Path:
     return cache_dir() / f"bearoff-v{VERSION}.npz"
 
 
-def _save(t: BearoffTables, path: Path) -> None:
+def save_tables(t: BearoffTables, path: Path) -> None:
+    """Write ``t`` to the cache file ``path`` (atomically, stamped with :data:`VERSION`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".bearoff-", suffix=".npz", dir=path.parent)
     try:
@@ -163,7 +166,9 @@ def _save(t: BearoffTables, path: Path) -> None:
         raise
 
 
-def _load(path: Path) -> BearoffTables | None:
+def load_tables(path: Path) -> BearoffTables | None:
+    """The tables in the cache file ``path``; None when it is unreadable or of another
+    :data:`VERSION`."""
     try:
         with np.load(path) as z:
             if int(z["version"]) != VERSION:
@@ -197,12 +202,12 @@ def tables(progress: Progress | None = None) -> BearoffTables:
     with _LOCK:
         if _TABLES is None:
             path = cache_path()
-            t = _load(path) if path.exists() else None
+            t = load_tables(path) if path.exists() else None
             if t is None:
                 (progress or _log.info)(f"building bear-off tables into {path}")
                 t = build_tables(progress)
                 try:
-                    _save(t, path)
+                    save_tables(t, path)
                 except OSError as exc:  # a read-only home still gets working tables
                     _log.warning("cannot cache bear-off tables at %s: %s", path, exc)
                 for a in (t.rolls, t.gammon, t.two_sided):

@@ -37,8 +37,7 @@ MAX_FIELD = 2**15 - 1
 
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
-# (name, first bit, width) in key order; bit 66 is the inverted Jacoby flag.
-_LAYOUT = (
+LAYOUT = (
     ("cube_log2", 0, 4),
     ("owner", 4, 2),
     ("dice_owner", 6, 1),
@@ -54,6 +53,8 @@ _LAYOUT = (
     ("score1", 51, 15),
     ("jacoby_off", 66, 1),
 )
+"""Each field of the key as (name, first bit, width), in key order; bit 66 is the inverted
+Jacoby flag."""
 _USED_BITS = 67
 
 
@@ -150,7 +151,7 @@ def encode(fields: MatchIdFields) -> str:
         "jacoby_off": int(not fields.jacoby),
     }
     key = 0
-    for name, start, width in _LAYOUT:
+    for name, start, width in LAYOUT:
         key |= (values[name] & ((1 << width) - 1)) << start
     return base64.b64encode(key.to_bytes(9, "little")).decode("ascii")
 
@@ -169,7 +170,7 @@ def decode(mid: str) -> MatchIdFields:
     key = int.from_bytes(raw, "little")
     if key >> _USED_BITS:
         raise MatchIdError(f"Match ID sets bits beyond bit 66: {mid!r}")
-    v = {name: _get_bits(key, start, width) for name, start, width in _LAYOUT}
+    v = {name: _get_bits(key, start, width) for name, start, width in LAYOUT}
     owner = v["owner"]
     if owner == 2:
         raise MatchIdError(f"Match ID has cube owner 2 (only 0, 1 or 3 = centre): {mid!r}")
@@ -201,4 +202,4 @@ def is_valid(mid: str) -> bool:
     return True
 
 
-__all__ = ["CENTRE", "MatchIdFields", "decode", "encode", "is_valid"]
+__all__ = ["CENTRE", "LAYOUT", "MatchIdFields", "decode", "encode", "is_valid"]

@@ -30,7 +30,7 @@ from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_question
 if TYPE_CHECKING:
     from gbot.engine import Engine
 
-__all__ = ["MAX_LINE", "MAX_REPLY", "Session", "handle_line", "warm"]
+__all__ = ["FAST_PATH", "MAX_LINE", "MAX_REPLY", "Session", "fast_reply", "handle_line", "warm"]
 
 MAX_REPLY = 255
 """Longest reply line in bytes, newline excluded (gnubg reads replies into 256 bytes)."""
@@ -82,7 +82,7 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
     """
     session.requests += 1
     try:
-        fast = _fast_reply(session, line) if _FAST else None
+        fast = fast_reply(session, line) if FAST_PATH else None
         if fast is not None:
             return fast, False
         reply, end = _dispatch(session, _clean(line))
@@ -95,13 +95,13 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
     return reply, end
 
 
-_FAST = True
+FAST_PATH = True
 """Answer the common questions through :mod:`gbot.core.answer` (tests turn it off to compare
 with the general path)."""
 _BLANK_BYTES = _BLANK.encode()
 
 
-def _fast_reply(session: Session, line: str | bytes) -> str | None:
+def fast_reply(session: Session, line: str | bytes) -> str | None:
     """The engine's one-call reply to a bare ``board:`` line (:meth:`Engine.fast_reply`), or
     None when the general path must answer (the same reply either way)."""
     if session.debug:
