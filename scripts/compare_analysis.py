@@ -8,7 +8,10 @@ Printed: per player the overall error rate (mEMG per decision) and the checker e
 difference of the rates, and for every checker play gnubg marks doubtful, bad or very bad
 whether gbot calls the same play best (matched by game, position and roll). Each very bad
 play that gbot calls best is listed with both engines' equities of the played and of gnubg's
-best play (and gnubg-nn's cubeless ones at the same ply where gnubg_nn is importable).
+best play (and gnubg-nn's cubeless ones at the same ply where gnubg_nn is importable), and
+per player how each analysis judges the players' checker plays (share called best, mean
+error, the per-file difference). With --conversion, gnubg's printed probabilities of each
+listed candidate also go through gbot's own match conversion, beside gnubg's equities.
 
 With --cache DIR, gnubg's outputs and gbot's analyses are kept in DIR/plyN/FILE-STEM/ and
 reused (delete a file's folder to redo it).
