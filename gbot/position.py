@@ -240,6 +240,18 @@ class Play:
         return plays
 
     @classmethod
+    def _picked(cls, start: Position, dice: Dice, raw: bytes, n: int, picks: list[int]
+                ) -> list[Play]:
+        """Plays ``picks`` (indices, in that order) of the ``n`` plays of ``raw``, laid out as
+        for :meth:`_packed`."""
+        block: _Block = (start, dice, raw, n)
+        k = len(picks)
+        plays: list[Play] = list(map(_new, repeat(cls, k)))
+        deque(map(_set_blk, plays, repeat(block, k)), maxlen=0)
+        deque(map(_set_i, plays, picks), maxlen=0)
+        return plays
+
+    @classmethod
     def _one(cls, start: Position, dice: Dice, raw: bytes) -> Play:
         """One play from its packed rows (26 result bytes, then 8 step bytes)."""
         play: Play = _new(cls)

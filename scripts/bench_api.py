@@ -11,6 +11,9 @@ same machine load):
   contact positions, each timed once: gnubg-nn keeps an evaluation cache, so a position it has
   seen is answered from it. The same positions are then timed a second time, which is what a
   benchmark that repeats positions measures (gnubg-nn's cache hit), reported apart.
+* 0-ply ``Evaluator.hint(n=None)`` (every play with its figures) against ``best_move(...,
+  list=1)`` (gnubg-nn's candidate list with probabilities and equities), on distinct contact
+  positions of its own, each once.
 * 1- and 2-ply best play on distinct contact positions of their own, each once.
 
     python3 scripts/bench_api.py                  # 3000 / 1500 / 150 / 30 cases
@@ -72,7 +75,7 @@ from gbot.position import Position  # noqa: E402
 
 CLOCK = [time.perf_counter]
 TARGETS = {"legal_plays": 1.0, "kernel": None, "best0": 4.0, "best0_repeat": None,
-           "best1": 4.0, "best2": 4.0}
+           "hint0": 4.0, "best1": 4.0, "best2": 4.0}
 
 
 def row(name: str, ours: float, theirs: float | None, target: float | None, note: str = ""
@@ -108,6 +111,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--moves", type=int, default=3000, help="cases for legal_plays")
     ap.add_argument("--n0", type=int, default=1500, help="contact positions, 0-ply")
+    ap.add_argument("--nh", type=int, default=1500,
+                    help="contact positions, 0-ply hint of every play")
     ap.add_argument("--n1", type=int, default=150, help="contact positions, 1-ply")
     ap.add_argument("--n2", type=int, default=30, help="contact positions, 2-ply")
     ap.add_argument("--seed", type=int, default=14)
@@ -157,7 +162,7 @@ def main() -> None:
     row("  move-generation kernel alone", ours, theirs if g else None, None)
 
     # --- best plays -------------------------------------------------------------------------
-    n_all = args.n0 + args.n1 + args.n2 + 10
+    n_all = args.n0 + args.nh + args.n1 + args.n2 + 10
     contact, source = contact_positions(n_all, args.seed)
     rng = np.random.default_rng(args.seed + 1)
     croll = [(int(a), int(b)) for a, b in rng.integers(1, 7, size=(len(contact), 2))]
@@ -189,6 +194,17 @@ def main() -> None:
             ours, theirs = interleaved(pairs, ours_fn, theirs_fn if g else None)
             row("  same cases again (gnubg-nn's cache hit)", ours, theirs if g else None,
                 None, "(no target: times gnubg-nn's cache)")
+            # every play ranked with its figures, on positions of its own (each once)
+            sel = list(zip(contact[start:start + args.nh], croll[start:start + args.nh],
+                           strict=True))
+            start += args.nh
+            hpairs = [((p, d), (gnubg_board(p), d)) for p, d in sel]
+            if hpairs:
+                ours, theirs = interleaved(
+                    hpairs, lambda a: ev.hint(a[0], a[1], 0, n=None),
+                    (lambda b: g.best_move(b[0], b[1][0], b[1][1], 0, list=1)) if g else None)
+                row(f"0-ply hint, every play, {len(hpairs):,} distinct cases", ours,
+                    theirs if g else None, TARGETS["hint0"], "(gnubg-nn: best_move list=1)")
 
 
 if __name__ == "__main__":

@@ -129,6 +129,20 @@ class Hint:
         return f"{self.play.notation or '(no move)'} {self.equity:+.3f} ({self.ply}-ply)"
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _hint(play: Play, equity: float, probs: list[float]) -> Hint:
+    """``Hint(play, equity, tuple(probs), 0)``, its fields set at once (the frozen dataclass's
+    ``__init__`` sets them one by one; tests/test_hint_static.py checks the two agree)."""
+    h: Hint = _new(Hint)
+    _set(h, "__dict__", {"play": play, "equity": equity,
+                         "probabilities": (probs[0], probs[1], probs[2], probs[3], probs[4]),
+                         "ply": 0})
+    return h
+
+
 class _Scratch:
     """Per-thread buffers for the move generator and the root expansion."""
 
@@ -164,6 +178,10 @@ def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
     return (s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows, s.values, ws.out,
             ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast,
             s.res)
+
+
+_ROLLS: dict[object, Dice] = {(a, b): (a, b) for a in range(1, 7) for b in range(1, 7)}
+"""The 36 rolls, each its own key (a tuple equal to one gets the plain-int roll)."""
 
 
 def _dice(dice: Sequence[int]) -> Dice:
@@ -606,8 +624,10 @@ class Evaluator:
         order = np.lexsort((-eqs, -plies))
         return n, order, probs, eqs, plies, s
 
-    def _best_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> Play | None:
-        """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
+    def _run_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> _Scratch:
+        """One call of :func:`gbot.core.bestplay.best_static` on this thread's scratch: the
+        plays left in its workspace (``ws.out``, ``ws.steps``), ``res`` = (count, best) and,
+        with two plays or more, the mover's figures in ``mover`` and ``eqs``."""
         s = self._scratch()
         call = s.best_call
         if call is None or s.best_for is not fast:
@@ -623,6 +643,11 @@ class Evaluator:
             code = call(board, d[0], d[1], cauc, bearoff)
         if code == _bp.TOO_MANY:
             raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {d!r}")
+        return s
+
+    def _best_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> Play | None:
+        """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
+        s = self._run_static(pos, d, fast)
         n, best = s.res.tolist()
         if n == 0:
             return None
@@ -630,6 +655,28 @@ class Evaluator:
         at = _mg.STEPS_OFFSET + 8 * best
         return Play._one(pos, d, mv[26 * best:26 * best + 26].tobytes()
                          + mv[at:at + 8].tobytes())
+
+    def _hint_static(self, pos: Position, d: Dice, fast: _KernelArgs, n: int | None
+                     ) -> list[Hint]:
+        """:meth:`hint` at 0-ply from one kernel call (a forced play valued on its own)."""
+        s = self._run_static(pos, d, fast)
+        count = int(s.res[0])
+        if count == 0:
+            return []
+        if count == 1:      # the kernel values two plays or more: the one child here
+            child = np.ascontiguousarray(-s.ws.out[:1, ::-1])
+            _ex.score_plays(self._static(child), s.mover[:1], s.eqs[:1])
+        eqs = s.eqs[:count].tolist()
+        # best first, ties in the generator's order: the general path's order at one ply
+        order = sorted(range(count), key=eqs.__getitem__, reverse=True)
+        if n is not None:
+            order = order[:max(int(n), 0)]
+        mover = s.mover[:count].tolist()
+        mv = s.ws_bytes
+        at = _mg.STEPS_OFFSET
+        raw = mv[:26 * count].tobytes() + mv[at:at + 8 * count].tobytes()
+        plays = Play._picked(pos, d, raw, count, order)
+        return [_hint(play, eqs[i], mover[i]) for play, i in zip(plays, order, strict=True)]
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
         return Play.from_rows(pos, dice, s.results[i], s.steps[i])
@@ -640,8 +687,18 @@ class Evaluator:
 
         Plays searched to ``ply`` come first, by equity; those the move filters dropped
         follow with their shallower figures. Empty when no play is legal."""
-        d = _dice(dice)
-        ply = self._check_ply(ply)
+        try:
+            d = _ROLLS.get(dice) if type(dice) is tuple else None
+        except TypeError:       # an unhashable member: _dice says what is wrong
+            d = None
+        if d is None:
+            d = _dice(dice)
+        if type(ply) is not int or ply != 0:
+            ply = self._check_ply(ply)
+        if ply == 0:
+            fast = self._kernel_args
+            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
+                return self._hint_static(pos, d, fast, n)
         count, order, probs, eqs, plies, s = self._rank(pos, d, ply, full=True)
         if n is not None:
             order = order[:max(int(n), 0)]
@@ -650,11 +707,17 @@ class Evaluator:
 
     def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Play | None:
         """The play this evaluator makes with ``dice`` at ``ply`` (None when none is legal)."""
-        d = _dice(dice)
-        ply = self._check_ply(ply)
+        try:
+            d = _ROLLS.get(dice) if type(dice) is tuple else None
+        except TypeError:       # an unhashable member: _dice says what is wrong
+            d = None
+        if d is None:
+            d = _dice(dice)
+        if type(ply) is not int or ply != 0:
+            ply = self._check_ply(ply)
         if ply == 0:
-            fast = self._fast()
-            if fast is not None:
+            fast = self._kernel_args
+            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
                 return self._best_static(pos, d, fast)
         count, order, _, _, _, s = self._rank(pos, d, ply, full=False)
         if count == 0:
