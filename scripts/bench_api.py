@@ -44,6 +44,19 @@ and new evaluator timed case by case on 60 distinct contact positions in one run
 decision's time goes: ``scripts/profile_search.py`` (forward pass ~72-74 %, move expansion
 ~15 %, duplicate removal 5 %); the forward pass itself is about half feature counting
 (``gbot.core.encode.feature_counts``, about half of that the two ``_shots`` calls).
+
+``Position.legal_plays`` returning a lazy ``Plays`` and the 0-ply ``hint`` from the one-call
+kernel (commits a98247f, 0379dfd), before and after back to back, twice each, ``--clock cpu
+--n1 0 --n2 0``, load average 3.7-5.2 (the training job and other test runs): legal_plays
+15.68 / 23.10 us (0.47x / 0.41x) before, 14.09 / 10.35 us (0.74x / 0.83x) after, the kernel
+alone 0.84x-0.95x in the same runs (an earlier pair: 0.40x / 0.39x -> 0.86x / 0.80x, kernel
+0.80x-0.95x): a call now costs about the kernel, and 1x needs the generator itself faster.
+0-ply hint of every play 244.2 / 230.1 us (0.68x / 0.68x) -> 261.5 / 171.1 us (0.80x / 0.90x);
+0-ply best play 1.65x / 1.59x -> 1.66x / 1.81x (no change beyond the noise). Where a 0-ply
+best play goes (400 distinct contact positions, thread CPU time, the variants timed in
+rotation case by case): best_play 64-77 us, the kernel's compiled entry point alone 52-62 us,
+within it the children's values (feature encoding and forward pass) 49-58 us and the move
+generator 12-14 us when each is timed on its own: 4x gnubg-nn needs the forward pass faster.
 """
 
 from __future__ import annotations
