@@ -10,16 +10,29 @@ the bot avoids acting twice and handles saved matches).
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gbot.protocols import clip
 from gbot.protocols.fibs_board import FibsBoard
+from gbot.protocols.fibs_bot_types import (
+    MAX_RESYNCS,
+    MAX_SAVED,
+    MAX_WHO,
+    NUDGES,
+    BotConfig,
+    Decision,
+    ExitReason,
+    MatchInPlay,
+    MatchResult,
+    Need,
+    Send,
+)
+from gbot.protocols.fibs_lobby import Lobby
 from gbot.protocols.fibs_record import MatchRecorder
 
 if TYPE_CHECKING:
@@ -28,128 +41,6 @@ if TYPE_CHECKING:
     from gbot.position import Play, Position
 
 log = logging.getLogger("gbot.fibs")
-
-MAX_WHO = 5000
-"""Most users remembered from CLIP 5 lines."""
-MAX_SAVED = 200
-"""Most saved matches remembered."""
-MAX_RESYNCS = 12
-"""Most ``board`` requests after server errors in one game (then the bot waits)."""
-NUDGES = frozenset({"move", "roll", "join", "board", "resend", "wake up", "hello?"})
-"""Opponent chat that makes the bot ask for the board again (ParlorBot convention)."""
-
-
-class ExitReason(enum.IntEnum):
-    """Why :func:`run_bot` stopped; the value is the process exit status."""
-
-    FINISHED = 0
-    """Logged out as asked (``--max-matches`` reached, or :meth:`FibsBot.request_stop`)."""
-    ERROR = 1
-    """An internal error."""
-    LOGIN_FAILED = 2
-    """The server refused the name or password."""
-    CONNECTION_LOST = 3
-    """The connection could not be (re-)established within the retry budget."""
-    TIMED_OUT = 4
-    """The server closed the session for inactivity and reconnecting was off."""
-    INTERRUPTED = 5
-    """Stopped by a signal (SIGINT/SIGTERM), after a clean logout."""
-
-
-class Need(enum.Enum):
-    """What the server is waiting for from the bot."""
-
-    CUBE = "roll or double"
-    MOVE = "move"
-    TAKE = "accept or reject a double"
-    ROLL = "roll (no double possible)"
-
-
-@dataclass(frozen=True)
-class Send:
-    """One command for the server, to be sent ``delay`` seconds after the previous one."""
-
-    text: str
-    delay: float = 0.0
-
-
-@dataclass
-class BotConfig:
-    """What the bot accepts and how it behaves (everything but the password)."""
-
-    user: str
-    client_name: str = "gbot"
-    max_length: int = 7
-    """Longest match accepted; 0 = any length."""
-    unlimited: bool = False
-    """Accept invitations to unlimited (money) sessions."""
-    allow: frozenset[str] = frozenset()
-    """When not empty, only these players may invite the bot."""
-    deny: frozenset[str] = frozenset()
-    """Players whose invitations are ignored."""
-    greeting: str = ""
-    """Kibitzed at the start of every match, when set."""
-    delay: float = 1.0
-    """Seconds between the server's prompt and the bot's game reply."""
-    invites: tuple[tuple[str, int], ...] = ()
-    """``(name, length)``: invite these players when they are online and free (0 = unlimited)."""
-    max_matches: int = 0
-    """Log out after this many finished matches; 0 = never."""
-    keepalive: float = 600.0
-    """Send a harmless command after this many idle seconds (FIBS drops idle sessions)."""
-    stall: float = 90.0
-    """Ask for the board again after this many quiet seconds in a match (0 = never)."""
-    settle: float = 5.0
-    """Act on a board that puts me on turn when no prompt or newer board followed it for
-    this many seconds (a server that neither prompts nor rolls for me)."""
-    resume_cooldown: float = 300.0
-    """Do not ask to resume for this long after an opponent used ``leave``."""
-    invite_interval: float = 30.0
-    """Seconds before a second invitation to the same player; each further one waits twice
-    as long as the one before, up to ``invite_backoff_max``."""
-    invite_backoff_max: float = 600.0
-    """Longest wait between two invitations to the same player."""
-    resume_defer: float = 5.0
-    """Seconds to wait before inviting a saved-match opponent whose name sorts before mine
-    (that side invites first when it is a bot too)."""
-    resign: bool = True
-    """Offer resignations when the engine says the game is lost."""
-    record_dir: str = ""
-    """Write each match played (from its start at 0-0) as ``.mat`` and ``.sgf`` into this
-    folder when it ends or is saved; empty = no records."""
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """A finished match: opponent, length and the final score (mine first)."""
-
-    opponent: str
-    length: int
-    score: tuple[int, int]
-
-    @property
-    def won(self) -> bool:
-        """Whether the bot won the match."""
-        return self.score[0] > self.score[1]
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One decision the engine made: ``kind`` (move, cube, take, resign or
-    accept_resignation), the ``board:`` line it was made on, and the command sent."""
-
-    kind: str
-    board: str
-    command: str
-
-
-@dataclass
-class _Match:
-    opponent: str
-    length: int
-    games: int = 0
-    score: tuple[int, int] = (0, 0)
-    length_known: bool = True
 
 
 # =========================================================================== FIBS moves
@@ -185,12 +76,13 @@ def fibs_move(play: Play, colour: int) -> str:
 # =========================================================================== the bot
 
 
-class FibsBot:
+class FibsBot(Lobby):
     """The bot's protocol state machine: server lines in, commands out, no I/O.
 
     ``engine`` makes every decision. The bot keeps what must survive a reconnection (the
     match in progress, known saved matches, results) and resets the rest in
-    :meth:`connected`.
+    :meth:`connected`. The who list, saved matches and invitation policy are its
+    :class:`~gbot.protocols.fibs_lobby.Lobby` part.
     """
 
     def __init__(self, config: BotConfig, engine: Engine, password: str = "") -> None:
@@ -202,7 +94,7 @@ class FibsBot:
         self.matches_played = 0
         self.stop_reason: ExitReason | None = None
         self.saved: dict[str, int] = {}
-        self.match: _Match | None = None
+        self.match: MatchInPlay | None = None
         self.games_played = 0
         self.malformed = 0
         self.logins = 0
@@ -356,11 +248,6 @@ class FibsBot:
         pw = self.__password
         return text.replace(pw, "****") if pw and pw in text else text
 
-    def restore_saved(self, saved: dict[str, int]) -> None:
-        """Remember the saved matches ``{opponent: length}`` (from a state file)."""
-        for name, length in saved.items():
-            self._remember_saved(name, length)
-
     def _on_welcome(self, ev: clip.Welcome) -> list[Send]:
         self.logged_in = True
         self.logins += 1
@@ -383,118 +270,9 @@ class FibsBot:
                 continue
         return out
 
-    def _on_who(self, ev: clip.WhoInfo) -> list[Send]:
-        if ev.name == self.config.user:
-            return []
-        if ev.name in self._who or len(self._who) < MAX_WHO:
-            self._who[ev.name] = ev
-        return self._maybe_invite(ev.name) if self._who_ready else []
-
-    def _on_who_end(self, _ev: clip.WhoEnd) -> list[Send]:
-        if self._who_ready:
-            return []
-        self._who_ready = True
-        out: list[Send] = [Send("show saved")]
-        for name in list(self._who):
-            out += self._maybe_invite(name)
-        return out
-
-    def _on_saved_header(self, _ev: clip.SavedHeader) -> list[Send]:
-        # the server's list follows: it, not my memory, says which matches are saved
-        self.saved.clear()
-        return []
-
-    def _on_no_saved(self, _ev: clip.NoSavedGames) -> list[Send]:
-        self.saved.clear()
-        return []
-
-    def _on_saved_row(self, ev: clip.SavedMatchRow) -> list[Send]:
-        if self.match is not None and self.match.opponent == ev.name:
-            return []
-        self._remember_saved(ev.name, ev.length)
-        log.info("saved match with %s: %s, %d-%d", ev.name,
-                 f"{ev.length} points" if ev.length else "unlimited", ev.my_points,
-                 ev.their_points)
-        return self._maybe_invite(ev.name) if self._who_ready else []
-
-    def _invite_someone(self) -> list[Send]:
-        """Invite the first saved-match opponent or listed player who is free and due."""
-        for name in [*self.saved, *(n for n, _ in self.config.invites)]:
-            out = self._maybe_invite(name)
-            if out:
-                return out
-        return []
-
-    def _on_logout(self, ev: clip.UserLogout) -> list[Send]:
-        self._who.pop(ev.name, None)
-        return []
-
-    def _maybe_invite(self, name: str) -> list[Send]:
-        """Invite ``name`` to resume a saved match, or as configured, when both are free."""
-        if self.match is not None or self._stopping or not self.logged_in:
-            return []
-        who = self._who.get(name)
-        if who is None or who.opponent is not None:
-            return []
-        length: int | None = None
-        if name in self.saved:
-            left = self._left_at.get(name)
-            if left is not None and self._now - left < self.config.resume_cooldown:
-                return []
-            length = self.saved[name]
-        else:
-            for n, ln in self.config.invites:
-                if n == name and who.ready:
-                    length = ln
-        if length is None:
-            return []
-        last = self._invited_at.get(name)
-        wait = self._invite_wait.get(name, self.config.invite_interval)
-        if last is None and name in self.saved and self.config.user > name:
-            # both sides may be bots that resume: the name that sorts first invites at
-            # once, the other a little later (so that the two invitations do not cross)
-            until = self._defer_until.setdefault(name, self._now + self.config.resume_defer)
-            if self._now < until:
-                return []
-        if last is not None:
-            if self._now - last < wait:
-                return []
-            self._invite_wait[name] = min(self.config.invite_backoff_max, wait * 2)
-        self._invited_at[name] = self._now
-        log.info("inviting %s (%s)", name,
-                 "saved match" if name in self.saved else f"{length or 'unlimited'} points")
-        return [Send(f"invite {name} {length}" if length else f"invite {name} unlimited")]
-
-    # --- invitations and match start ----------------------------------------------------
-    def accepts(self, name: str, length: int, resume: bool) -> str | None:
-        """Why an invitation from ``name`` is declined, or None to accept it."""
-        cfg = self.config
-        if self.match is not None:
-            return "busy"
-        if self._stopping:
-            return "logging out"
-        if name in cfg.deny or (cfg.allow and name not in cfg.allow):
-            return "not on the list"
-        if resume:
-            return None
-        if length == 0 and not cfg.unlimited:
-            return "no unlimited matches"
-        if length and cfg.max_length and length > cfg.max_length:
-            return f"matches up to {cfg.max_length} points only"
-        return None
-
-    def _on_invitation(self, ev: clip.Invitation) -> list[Send]:
-        why = self.accepts(ev.name, ev.length, ev.resume or ev.name in self.saved)
-        what = "a saved match" if ev.resume else (f"a {ev.length} point match" if ev.length
-                                                  else "an unlimited match")
-        if why is not None:
-            log.info("declined %s from %s: %s", what, ev.name, why)
-            return []
-        log.info("accepting %s from %s", what, ev.name)
-        return [Send(f"join {ev.name}", self.config.delay)]
-
+    # --- match start (invitations: Lobby) -------------------------------------------------
     def _start_match(self, name: str, length: int | None, resumed: bool) -> list[Send]:
-        self.match = _Match(name, length or 0, length_known=length is not None)
+        self.match = MatchInPlay(name, length or 0, length_known=length is not None)
         self.saved.pop(name, None)
         self._invited_at.pop(name, None)
         self._invite_wait.pop(name, None)
@@ -588,7 +366,7 @@ class FibsBot:
         self._serial += 1
         if self.match is None and "You" in fb.names:
             opp = fb.names[1] if fb.names[0] == "You" else fb.names[0]
-            self.match = _Match(opp, fb.match_length)
+            self.match = MatchInPlay(opp, fb.match_length)
             self.saved.pop(opp, None)
         if self.recorder is not None and self.match is not None:
             self._recording(lambda r: r.board(fb))
@@ -834,11 +612,6 @@ class FibsBot:
             log.info("played %d matches; logging out", self.matches_played)
             return self.request_stop(ExitReason.FINISHED)
         return []
-
-    def _remember_saved(self, name: str, length: int) -> None:
-        if name not in self.saved and len(self.saved) >= MAX_SAVED:
-            self.saved.pop(next(iter(self.saved)))
-        self.saved[name] = length
 
     def _on_saved(self, ev: clip.MatchSaved) -> list[Send]:
         return self._opponent_gone(ev.name, ev.line(), left=False)
