@@ -75,7 +75,7 @@ def same(a: object, b: object) -> None:
         assert type(a) is type(b) and a == b
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(cases(), st.randoms(use_true_random=False))
 def test_lazy_plays_show_what_plays_built_whole_show(
         case: tuple[Position, tuple[int, int], bool], rnd: Any) -> None:
@@ -208,7 +208,7 @@ def _apply(x: Any, op: str, i: int, j: int, k: int, pool: list[Play]) -> object:
     return pickle.loads(pickle.dumps(x))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(_PLAYED[:60]), _OPS)
 def test_lazy_plays_answer_reads_and_changes_as_a_list(
         case: tuple[np.ndarray, int, int], ops: list[tuple[str, int, int, int]]) -> None:
