@@ -26,9 +26,19 @@ from gbot.notations.move_text import format_steps, hit_marks, parse_move
 
 Dice = tuple[int, int]
 
+_DICE: dict[object, Dice] = {(a, b): (a, b) for a in range(1, 7) for b in range(1, 7)}
+"""The 36 rolls, each its own key: a tuple equal to one (ints, or bools and numpy integers
+equal to them) is answered with the plain-int roll."""
+
 
 def check_dice(dice: Sequence[int]) -> Dice:
     """Two dice as a pair of ints 1..6, else a one-line ``ValueError``."""
+    try:
+        d = _DICE.get(dice) if type(dice) is tuple else None
+    except TypeError:         # an unhashable member: said below
+        d = None
+    if d is not None:
+        return d
     try:
         d1, d2 = (int(d) for d in dice)
     except (TypeError, ValueError) as exc:
@@ -141,12 +151,7 @@ class Position:
         The result is a :class:`Plays`: it behaves as a list of :class:`Play` (indexing,
         slicing, iteration, ``len``, ``==`` with a list, the list methods) and builds each
         play on first access."""
-        try:
-            d = _DICE.get(dice) if type(dice) is tuple else None
-        except TypeError:         # an unhashable member: check_dice says what is wrong
-            d = None
-        if d is None:
-            d = check_dice(dice)
+        d = check_dice(dice)
         try:
             gen, i8, i64, packed = _LOCAL.gen
         except AttributeError:
@@ -230,20 +235,11 @@ class Play:
         _set_position(self, position)
 
     @classmethod
-    def _packed(cls, start: Position, dice: Dice, raw: bytes, n: int) -> list[Play]:
-        """The ``n`` plays of ``raw`` (``n`` result rows of 26 bytes, then ``n`` step rows of
-        8), shared by the plays; each builds its fields from its rows on first access."""
-        block: _Block = (start, dice, raw, n)
-        plays: list[Play] = list(map(_new, repeat(cls, n)))
-        deque(map(_set_blk, plays, repeat(block, n)), maxlen=0)
-        deque(map(_set_i, plays, range(n)), maxlen=0)
-        return plays
-
-    @classmethod
-    def _picked(cls, start: Position, dice: Dice, raw: bytes, n: int, picks: list[int]
-                ) -> list[Play]:
-        """Plays ``picks`` (indices, in that order) of the ``n`` plays of ``raw``, laid out as
-        for :meth:`_packed`."""
+    def picked_from_packed(cls, start: Position, dice: Dice, raw: bytes, n: int,
+                           picks: Sequence[int]) -> list[Play]:
+        """Plays ``picks`` (indices, in that order) of the ``n`` plays of ``raw`` (``n``
+        result rows of 26 bytes, then ``n`` step rows of 8), shared by the plays; each builds
+        its fields from its rows on first access."""
         block: _Block = (start, dice, raw, n)
         k = len(picks)
         plays: list[Play] = list(map(_new, repeat(cls, k)))
@@ -252,7 +248,7 @@ class Play:
         return plays
 
     @classmethod
-    def _one(cls, start: Position, dice: Dice, raw: bytes) -> Play:
+    def from_packed(cls, start: Position, dice: Dice, raw: bytes) -> Play:
         """One play from its packed rows (26 result bytes, then 8 step bytes)."""
         play: Play = _new(cls)
         _set_blk(play, (start, dice, raw, 1))
@@ -265,7 +261,7 @@ class Play:
         """One play from a result row and its step row (both copied)."""
         raw = result.astype(np.int8, copy=False).tobytes() + steps.astype(
             np.int8, copy=False).tobytes()
-        return cls._one(start, dice, raw)
+        return cls.from_packed(start, dice, raw)
 
     @property
     def start(self) -> Position:
@@ -378,7 +374,7 @@ class Plays(MutableSequence[Play]):
         start, dice, raw, n = self._blk
         some = self._some
         if some is None:
-            items = Play._packed(start, dice, raw or b"", n) if n else []
+            items = Play.picked_from_packed(start, dice, raw or b"", n, range(n))
         else:
             items = [p if p is not None else _lazy_play(self._blk, j)
                      for j, p in enumerate(some)]
@@ -606,11 +602,6 @@ def _generator() -> tuple[Callable[..., int], npt.NDArray[np.int8], npt.NDArray[
     found = (gen, ws.i8, ws.i64, ws.i8.data)
     _LOCAL.gen = found
     return found
-
-
-_DICE: dict[object, Dice] = {(a, b): (a, b) for a in range(1, 7) for b in range(1, 7)}
-"""The 36 rolls, each its own key: a tuple equal to one (ints, or bools and numpy integers
-equal to them) is answered with the plain-int roll."""
 
 
 def _matching_plays(board: Board, segments: list[tuple[int, int]], dice: Dice,

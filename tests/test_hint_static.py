@@ -98,10 +98,11 @@ def test_bad_dice_raise_value_error(nets: Any, dice: Any) -> None:
 def test_fast_built_hint_is_a_hint_built_whole() -> None:
     from dataclasses import FrozenInstanceError, replace
 
-    from gbot.eval.evaluator import _hint
+    from gbot.eval.evaluator import zero_ply_hint
     play = Position.initial().legal_plays((3, 1))[2]
     probs = [0.5, 0.125, 0.0078125, 0.25, 0.015625]
-    got, want = _hint(play, 0.25, probs), Hint(play, 0.25, tuple(probs), 0)  # type: ignore[arg-type]
+    got = zero_ply_hint(play, 0.25, probs)
+    want = Hint(play, 0.25, tuple(probs), 0)  # type: ignore[arg-type]
     assert type(got) is Hint and got == want and hash(got) == hash(want)
     assert repr(got) == repr(want) and str(got) == str(want) and vars(got) == vars(want)
     assert type(got.probabilities) is tuple and replace(got, ply=1) == replace(want, ply=1)

@@ -133,7 +133,7 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _hint(play: Play, equity: float, probs: list[float]) -> Hint:
+def zero_ply_hint(play: Play, equity: float, probs: list[float]) -> Hint:
     """``Hint(play, equity, tuple(probs), 0)``, its fields set at once (the frozen dataclass's
     ``__init__`` sets them one by one; tests/test_hint_static.py checks the two agree)."""
     h: Hint = _new(Hint)
@@ -178,19 +178,6 @@ def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
     return (s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows, s.values, ws.out,
             ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast,
             s.res)
-
-
-_ROLLS: dict[object, Dice] = {(a, b): (a, b) for a in range(1, 7) for b in range(1, 7)}
-"""The 36 rolls, each its own key (a tuple equal to one gets the plain-int roll)."""
-
-
-def _dice(dice: Sequence[int]) -> Dice:
-    """Checked dice (a fast path for a plain tuple of two ints)."""
-    if type(dice) is tuple and len(dice) == 2:
-        d1, d2 = dice
-        if type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6:
-            return (d1, d2)
-    return check_dice(dice)
 
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
@@ -653,7 +640,7 @@ class Evaluator:
             return None
         mv = s.ws_bytes
         at = _mg.STEPS_OFFSET + 8 * best
-        return Play._one(pos, d, mv[26 * best:26 * best + 26].tobytes()
+        return Play.from_packed(pos, d, mv[26 * best:26 * best + 26].tobytes()
                          + mv[at:at + 8].tobytes())
 
     def _hint_static(self, pos: Position, d: Dice, fast: _KernelArgs, n: int | None
@@ -675,8 +662,22 @@ class Evaluator:
         mv = s.ws_bytes
         at = _mg.STEPS_OFFSET
         raw = mv[:26 * count].tobytes() + mv[at:at + 8 * count].tobytes()
-        plays = Play._picked(pos, d, raw, count, order)
-        return [_hint(play, eqs[i], mover[i]) for play, i in zip(plays, order, strict=True)]
+        plays = Play.picked_from_packed(pos, d, raw, count, order)
+        return [zero_ply_hint(play, eqs[i], mover[i])
+                for play, i in zip(plays, order, strict=True)]
+
+    def _search_args(self, dice: Sequence[int], ply: int
+                     ) -> tuple[Dice, int, _KernelArgs | None]:
+        """Checked ``dice`` and ``ply`` for :meth:`hint` and :meth:`best_play`, and the
+        one-call kernels' arrays where they give the answer (0-ply; None otherwise)."""
+        d = check_dice(dice)
+        if type(ply) is not int or ply != 0:
+            ply = self._check_ply(ply)
+        if ply == 0:
+            fast = self._kernel_args
+            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
+                return d, 0, fast
+        return d, ply, None
 
     def _play(self, pos: Position, dice: Dice, s: _Scratch, i: int) -> Play:
         return Play.from_rows(pos, dice, s.results[i], s.steps[i])
@@ -687,18 +688,9 @@ class Evaluator:
 
         Plays searched to ``ply`` come first, by equity; those the move filters dropped
         follow with their shallower figures. Empty when no play is legal."""
-        try:
-            d = _ROLLS.get(dice) if type(dice) is tuple else None
-        except TypeError:       # an unhashable member: _dice says what is wrong
-            d = None
-        if d is None:
-            d = _dice(dice)
-        if type(ply) is not int or ply != 0:
-            ply = self._check_ply(ply)
-        if ply == 0:
-            fast = self._kernel_args
-            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
-                return self._hint_static(pos, d, fast, n)
+        d, ply, fast = self._search_args(dice, ply)
+        if fast is not None:
+            return self._hint_static(pos, d, fast, n)
         count, order, probs, eqs, plies, s = self._rank(pos, d, ply, full=True)
         if n is not None:
             order = order[:max(int(n), 0)]
@@ -707,18 +699,9 @@ class Evaluator:
 
     def best_play(self, pos: Position, dice: Sequence[int], ply: int = 0) -> Play | None:
         """The play this evaluator makes with ``dice`` at ``ply`` (None when none is legal)."""
-        try:
-            d = _ROLLS.get(dice) if type(dice) is tuple else None
-        except TypeError:       # an unhashable member: _dice says what is wrong
-            d = None
-        if d is None:
-            d = _dice(dice)
-        if type(ply) is not int or ply != 0:
-            ply = self._check_ply(ply)
-        if ply == 0:
-            fast = self._kernel_args
-            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
-                return self._best_static(pos, d, fast)
+        d, ply, fast = self._search_args(dice, ply)
+        if fast is not None:
+            return self._best_static(pos, d, fast)
         count, order, _, _, _, s = self._rank(pos, d, ply, full=False)
         if count == 0:
             return None
