@@ -44,7 +44,8 @@ from gbot.records import matfile, sgf_read
 from gbot.referee import Action, GameRecord, MatchRecord
 from gbot.rollout_cube import opponent_state
 
-__all__ = ["Analysis", "Decision", "PlayerStats", "analyse", "mark", "play_values", "rating"]
+__all__ = ["Analysis", "Decision", "GameAnalysis", "PlayerStats", "analyse", "mark", "play_values",
+           "rating"]
 
 DOUBTFUL = 0.03
 BAD = 0.06
@@ -193,8 +194,9 @@ def _after(board: tuple[int, ...], steps: tuple[tuple[int, int], ...]) -> np.nda
     return b
 
 
-class _Game:
-    """Analyses one game (in a worker or here)."""
+class GameAnalysis:
+    """Analyses one game (in a worker or here): its decisions, and the values of given plays
+    or probabilities at a state of it."""
 
     def __init__(self, record: MatchRecord, game: GameRecord, ply: int,
                  weights: str | None) -> None:
@@ -204,8 +206,10 @@ class _Game:
         self.ev = Evaluator(weights)
         self.money = record.match_length == 0
 
-    def _state(self, player: int, cube: int, owner: int, dice: tuple[int, int] = (0, 0),
-               offered: bool = False) -> Any:
+    def match_state(self, player: int, cube: int, owner: int,
+                    dice: tuple[int, int] = (0, 0), offered: bool = False) -> Any:
+        """The match state of this game with ``player`` on roll (to act, unless a double
+        is ``offered``), the cube at ``cube`` owned by ``owner``, ``dice`` showing."""
         g = self.game
         return MatchState(match_length=self.record.match_length, score=g.score,
                           cube_value=cube, cube_owner=owner, player_on_roll=player,
@@ -314,7 +318,7 @@ class _Game:
         pending: Any = None
         for i, a in enumerate(g.actions):
             if a.kind in ("roll", "double") and cur is not None:
-                st = self._state(a.player, cube, owner)
+                st = self.match_state(a.player, cube, owner)
                 pos = gbot.Position(cur)
                 if st.may_double(a.player):
                     d = self._cube(pos, st, a.kind == "double", i)
@@ -331,7 +335,7 @@ class _Game:
             elif a.kind == "move" and a.board:
                 dice = (max(a.dice), min(a.dice))
                 pos = gbot.Position(np.array(a.board, dtype=np.int8))
-                st = self._state(a.player, cube, owner, dice)
+                st = self.match_state(a.player, cube, owner, dice)
                 after = _after(a.board, a.steps)
                 cur = (-after[::-1]).astype(np.int8)
                 best_t, best_v, played_t, played_v, n, forced = self._play_values(
@@ -395,7 +399,7 @@ def cube_is_dead(state: Any, player: int) -> bool:
 
 def _analyse_game(args: tuple[MatchRecord, int, int, str | None]) -> list[Decision]:
     record, gi, ply, weights = args
-    return _Game(record, record.games[gi], ply, weights).run()
+    return GameAnalysis(record, record.games[gi], ply, weights).run()
 
 
 def play_values(record: MatchRecord, game_index: int, action_index: int,
@@ -407,12 +411,12 @@ def play_values(record: MatchRecord, game_index: int, action_index: int,
     a = game.actions[action_index]
     if a.kind != "move" or not a.board:
         raise GbotError(f"action {action_index} of game {game_index + 1} is not a checker play")
-    g = _Game(record, game, ply, weights)
+    g = GameAnalysis(record, game, ply, weights)
     if evaluator is not None:
         g.ev = evaluator
     dice = (max(a.dice), min(a.dice))
     cube, owner = g.cube_before(action_index)
-    st = g._state(a.player, cube, owner, dice)
+    st = g.match_state(a.player, cube, owner, dice)
     pos = gbot.Position(np.array(a.board, dtype=np.int8))
     after = np.array([pos.play_from_text(t, dice).position.board for t in plays], dtype=np.int8)
     return [float(v) for v in g.values(after, st)]

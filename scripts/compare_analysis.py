@@ -326,16 +326,16 @@ def self_judgement(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def conversion_check(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """gnubg's printed cubeless probabilities of every listed candidate through gbot's own
-    conversion to the mover's value (:meth:`gbot.analysis._Game.values_of`: cube model,
-    match table, EMG at the cube), beside gnubg's printed cubeful equity. Differences come
-    from the state reaching the conversion (score, cube, Crawford) or from the cube models,
-    never from the networks. Per file: the candidates compared, the mean and largest
+    conversion to the mover's value (:meth:`gbot.analysis.GameAnalysis.values_of`: cube
+    model, match table, EMG at the cube), beside gnubg's printed cubeful equity. Differences
+    come from the state reaching the conversion (score, cube, Crawford) or from the cube
+    models, never from the networks. Per file: the candidates compared, the mean and largest
     absolute difference, and the largest one's play; per player the checker error totals
     gnubg prints and those its probabilities give through gbot's conversion."""
     import numpy as np
 
     import gbot
-    from gbot.analysis import _Game, read_match
+    from gbot.analysis import GameAnalysis, read_match
 
     out: dict[str, Any] = {"files": {}, "n": 0, "sum": 0.0, "over": 0, "errors": {}}
     for r in rows:
@@ -349,10 +349,11 @@ def conversion_check(rows: list[dict[str, Any]]) -> dict[str, Any]:
             if m is None or m["forced"] or len(p["probs"]) != len(p["candidates"]):
                 continue
             gi = game_index(record, int(m["game"]))
-            g = games.get(gi) or games.setdefault(gi, _Game(record, record.games[gi], 0, None))
+            g = games.get(gi) or games.setdefault(
+                gi, GameAnalysis(record, record.games[gi], 0, None))
             a = record.games[gi].actions[int(m["index"])]
             dice = (max(a.dice), min(a.dice))
-            st = g._state(a.player, *g.cube_before(int(m["index"])), dice)
+            st = g.match_state(a.player, *g.cube_before(int(m["index"])), dice)
             pos = gbot.Position.from_id(p["position_id"])
             boards = [pos.play_from_text(t, dice).position.swapped().board
                       for t, _ in p["candidates"]]

@@ -224,7 +224,7 @@ def test_match_play_values_are_emg() -> None:
 
 
 def test_match_values_of_gnubgs_probabilities_are_gnubgs_equities() -> None:
-    from gbot.analysis import _Game
+    from gbot.analysis import GameAnalysis
 
     # gnubg 1.07's 2-ply analysis of a 3-point gbot-vs-gnubg match at 0-0, player 1 on roll
     # owning a 2-cube, 31 to play (a very bad play there that gbot's 2-ply calls best):
@@ -236,9 +236,9 @@ def test_match_values_of_gnubgs_probabilities_are_gnubgs_equities() -> None:
             Action("move", 1, (3, 1), (), tuple(int(x) for x in pos.board))]
     rec = MatchRecord(3, names=("gnubg", "ext"),
                       games=[GameRecord(0, (0, 0), False, actions=acts)])
-    g = _Game(rec, rec.games[0], 0, None)
+    g = GameAnalysis(rec, rec.games[0], 0, None)
     assert g.cube_before(2) == (2, 1)
-    st = g._state(1, 2, 1, (3, 1))
+    st = g.match_state(1, 2, 1, (3, 1))
     plays = {"bar/24 10/7": ((0.309, 0.009, 0.000, 0.457, 0.155), -0.647),
              "bar/24 8/5*": ((0.279, 0.006, 0.000, 0.531, 0.236), -0.794)}
     boards = np.array([pos.play_from_text(t, (3, 1)).position.swapped().board
