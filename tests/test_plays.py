@@ -14,26 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbot.core.board import from_gnubg
 from gbot.core.movegen import legal_plays_raw
 from gbot.position import Play, Plays, Position
 from tests.randomplay import random_positions
+from tests.strategies import boards
 
 _PLAYED = list(random_positions(400, seed=1414))
 """Positions from seeded random games (side to move), each with its roll."""
-
-
-@st.composite
-def free_boards(draw: st.DrawFn) -> np.ndarray:
-    """Any board with 15 checkers a side spread over points, bar and off (many plays)."""
-    mine = [0] * 26  # index 0..23 own point 1..24, 24 bar, 25 off
-    for _ in range(15):
-        mine[draw(st.integers(0, 25))] += 1
-    free = [i for i in range(26) if i >= 24 or not mine[23 - i]]
-    theirs = [0] * 26
-    for _ in range(15):
-        theirs[draw(st.sampled_from(free))] += 1
-    return from_gnubg(mine[:25], theirs[:25])
 
 
 @st.composite
@@ -42,7 +29,7 @@ def cases(draw: st.DrawFn) -> tuple[Position, tuple[int, int], bool]:
     if draw(st.booleans()):
         board, d1, d2 = draw(st.sampled_from(_PLAYED))
     else:
-        board = draw(free_boards())
+        board = draw(boards())
         d1, d2 = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     return Position(board), (d1, d2), draw(st.integers(0, 5)) == 0
 

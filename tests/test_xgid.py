@@ -24,6 +24,7 @@ from gbot.notations.match_id import MatchIdFields
 from gbot.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
 from gbot.position import Position
 from tests.conftest import gnubg_binary, read_jsonl, shared_path
+from tests.strategies import boards
 
 OPENING = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 
@@ -120,19 +121,6 @@ def test_money_rules_and_cube_cap() -> None:
     _, s = parse_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:2:0:12")
     assert s.rules.beavers and not s.rules.jacoby and s.rules.cube_cap == 0
     assert format_xgid(Position.initial(), s).endswith(":2:0:10")
-
-
-@st.composite
-def boards(draw: st.DrawFn) -> np.ndarray:
-    """A legal board (side to move first): 15 checkers each over points, bar and off."""
-    mine = [0] * 26  # index 0..23 own point 1..24, 24 bar, 25 off
-    for _ in range(15):
-        mine[draw(st.integers(0, 25))] += 1
-    free = [i for i in range(26) if i >= 24 or not mine[23 - i]]
-    theirs = [0] * 26
-    for _ in range(15):
-        theirs[draw(st.sampled_from(free))] += 1
-    return from_gnubg(mine[:25], theirs[:25])
 
 
 @st.composite
