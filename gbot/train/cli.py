@@ -9,6 +9,8 @@ Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT
   label       label positions with gnubg-nn at 0/1/2 ply (training time only; resumable)
   teacher     label the close decisions of self-play with a deeper teacher (gnubg-nn 1/2-ply,
               or gbot's own n-ply search: the iterated target), in parallel workers
+  blend       mix a labelled folder's values with gnubg-nn 0-ply (0.3 x 0-ply + 0.7 x 1-ply
+              is closer to 2-ply than 1-ply alone)
   supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
 
 Run as ``gbot train STAGE`` or ``python3 scripts/train.py STAGE`` from the repository root
@@ -337,6 +339,23 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
         log(f"chose {n} positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
     T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
+
+
+@cli.command(name="blend")
+@click.option("--src", type=click.Path(path_type=Path, exists=True, file_okay=False),
+              required=True, help="a labelled folder (teacher or label stage)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--share", default=0.3, show_default=True, type=click.FloatRange(0.0, 1.0),
+              help="share of gnubg-nn's 0-ply probabilities in the new labels")
+def blend_stage(src: Path, out: Path, share: float) -> None:
+    """Blend a labelled folder's probabilities with gnubg-nn 0-ply (resumable)."""
+    from gbot.train import blend as B
+    log = _log_to(out / "log.txt")
+    try:
+        n = B.run(src, out, share, log=log)
+    except FileNotFoundError as e:
+        raise click.ClickException(str(e)) from None
+    log(f"blended {n} chunks of {src} with {share} of gnubg-nn 0-ply into {out}")
 
 
 @cli.command(name="rollout")
