@@ -298,6 +298,8 @@ def test_cube_take_then_automatic_rolls(server: FibsServer) -> None:
     server.script_dice([2, 1, 6, 5])
     a, b = pair(server, 5)
     exact(a, "It's your turn. Please roll or double.")
+    b.send("double")
+    exact(b, "** It's not your turn to double.")
     a.send("toggle moreboards")
     exact(a, "** Will send rawboards after rolling.")
     a.send("double")

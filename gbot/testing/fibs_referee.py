@@ -237,16 +237,25 @@ class MatchCommands(ServerState):
             conn.send("** You're not playing.")
         return m
 
-    def _cmd_roll(self, conn: Connection, rest: str) -> None:
+    def _on_turn(self, conn: Connection, what: str) -> ServerMatch | None:
+        """``conn``'s match when they are on roll and to act, else None once refused (not
+        playing, or not their turn to ``what``)."""
         m = self._match_of(conn)
         if m is None:
-            return
+            return None
         s = m.state
         i = m.index(conn.name)
         if s.game_state != GameState.PLAYING or s.player_on_roll != i or \
                 s.player_to_act != i:
-            conn.send("** It's not your turn to roll the dice.")
+            conn.send(f"** It's not your turn to {what}.")
+            return None
+        return m
+
+    def _cmd_roll(self, conn: Connection, rest: str) -> None:
+        m = self._on_turn(conn, "roll the dice")
+        if m is None:
             return
+        s = m.state
         if s.dice != (0, 0):
             conn.send("** You did already roll the dice.")
             return
@@ -254,15 +263,11 @@ class MatchCommands(ServerState):
             self._begin_turn(m)
 
     def _cmd_move(self, conn: Connection, rest: str) -> None:
-        m = self._match_of(conn)
+        m = self._on_turn(conn, "move")
         if m is None:
             return
         s = m.state
         i = m.index(conn.name)
-        if s.game_state != GameState.PLAYING or s.player_on_roll != i or \
-                s.player_to_act != i:
-            conn.send("** It's not your turn to move.")
-            return
         if s.dice == (0, 0):
             conn.send("** You have to roll the dice before moving.")
             return
@@ -298,15 +303,11 @@ class MatchCommands(ServerState):
         self._begin_turn(m)
 
     def _cmd_double(self, conn: Connection, rest: str) -> None:
-        m = self._match_of(conn)
+        m = self._on_turn(conn, "double")
         if m is None:
             return
         s = m.state
         i = m.index(conn.name)
-        if s.game_state != GameState.PLAYING or s.player_on_roll != i or \
-                s.player_to_act != i:
-            conn.send("** It's not your turn to double.")
-            return
         if s.dice != (0, 0):
             conn.send("** You can't double after rolling the dice.")
             return
