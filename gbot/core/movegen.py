@@ -14,12 +14,26 @@ board from moving, later that turn, onto a point holding the mover's own checker
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from gbot.core._jit import jit
 from gbot.core.board import Board
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _inline(fn: _F) -> _F:
+    """:func:`gbot.core._jit.jit` with the kernel inlined into its callers at numba's level:
+    the small per-step helpers below are called several times per step, and a call that
+    passes arrays costs more than their work."""
+    return cast(_F, numba.njit(cache=True, nogil=True, error_model="numpy",
+                               inline="always")(fn))
+
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS
@@ -63,7 +77,7 @@ class Workspace:
         self.table = self.i64[_TABLE_AT:_I64_SIZE].view(np.int32)
 
 
-@jit
+@_inline
 def _highest(b: Board) -> int:
     for i in range(25, 0, -1):
         if b[i] > 0:
@@ -71,7 +85,7 @@ def _highest(b: Board) -> int:
     return 0
 
 
-@jit
+@_inline
 def _can_step(b: Board, src: int, die: int, high: int) -> bool:
     """True when a checker of the mover on ``src`` may move ``die`` pips (bar rule checked by
     the caller)."""
@@ -87,7 +101,7 @@ def _can_step(b: Board, src: int, die: int, high: int) -> bool:
     return bool(src == high)
 
 
-@jit
+@_inline
 def _apply(b: Board, src: int, die: int) -> int:
     """Move one checker; return 1 when it hit a blot, else 0."""
     dest = src - die
@@ -116,7 +130,7 @@ def play_step(b: Board, src: int, die: int) -> int:
     return _apply(b, src, die)
 
 
-@jit
+@_inline
 def _undo(b: Board, src: int, die: int, hit: int) -> None:
     dest = src - die
     b[src] += 1
@@ -128,7 +142,7 @@ def _undo(b: Board, src: int, die: int, hit: int) -> None:
             b[dest] -= 1
 
 
-@jit
+@_inline
 def _moved_hash(b: Board, h: int, src: int, die: int, keys: npt.NDArray[np.int64]) -> int:
     """Hash after moving one checker ``die`` pips from ``src`` (board not yet changed)."""
     dest = src - die
@@ -141,7 +155,7 @@ def _moved_hash(b: Board, h: int, src: int, die: int, keys: npt.NDArray[np.int64
     return h
 
 
-@jit
+@_inline
 def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
     h = 0
     for i in range(26):
@@ -149,7 +163,7 @@ def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
     return h
 
 
-@jit
+@_inline
 def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8],
             out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
             table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
@@ -188,7 +202,7 @@ def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8]
     state[0] = n + 1
 
 
-@jit
+@_inline
 def _step_options(b: Board, src: int, die: int, high: int, marks: npt.NDArray[np.int8],
                   caucasian: bool) -> int:
     """Bit set of ways a checker on ``src`` may move ``die`` (the bar rule is the caller's):
@@ -369,7 +383,7 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
             _undo(b, s1, a, hit1)
 
 
-@jit
+@_inline
 def _highest_below(b: Board, start: int) -> int:
     """The highest point ``<= start`` holding a checker of the mover (25 = bar); 0 if none."""
     for i in range(start, 0, -1):
@@ -378,7 +392,7 @@ def _highest_below(b: Board, start: int) -> int:
     return 0
 
 
-@jit
+@_inline
 def _first_source(b: Board, start: int, die: int, high: int) -> int:
     """The highest point ``<= start`` from which a checker may move ``die``; 0 when none.
     ``high`` is the mover's highest occupied point (25 when on the bar)."""
@@ -456,7 +470,12 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     """Fill ``out``/``steps`` with every distinct legal result; return their number.
 
     ``state[2]`` is set when the workspace overflowed (never for real positions)."""
-    b = board.copy()
+    if caucasian:
+        b = board.copy()
+    else:
+        b = marks  # the Caucasian marks' scratch holds the working copy (no allocation)
+        for i in range(26):
+            b[i] = board[i]
     state[0] = 0
     state[1] = 0
     state[2] = 0
