@@ -230,18 +230,56 @@ def test_pip_loss_against_move_generator() -> None:
     assert equal >= 0.95 * len(boards)
 
 
-def test_legacy_weights_upgrade_to_the_same_network() -> None:
-    """Weights of the 14-feature encoding compute the same function after upgrade_w1."""
+def test_start_features_added_in_v8() -> None:
+    """Mobility, spread, timing, outfield, wastage and lead of the opening position, by hand."""
+    f = _features(START)
+    for side in (0, 1):
+        at = side * E.N_FEATURES
+        # from 24: 23..20 and 18 (19 held); 13: 11..7 (12 held); 8: 7..2; 6: 5..2 (1 held)
+        assert round(f[at + E.MOBILITY] * 36) == 5 + 5 + 6 + 4
+        # 15 checkers, sum 167, square sum 2369: floor(4 * (15 * 2369 - 167 ** 2) / 225)
+        assert round(f[at + E.MOMENT2] * 400) == (4 * (15 * 2369 - 167 ** 2)) // 225 == 135
+        assert round(f[at + E.TIMING] * 100) == 77 + 3 * 5     # outside pips + 6-point spares
+        assert round(f[at + E.OUTFIELD] * 6) == 2              # 8 and 13
+        assert round(f[at + E.WASTAGE] * 20) == 2              # 4- and 5-points empty
+        assert round(f[at + E.LEAD] * 100) == 100              # even race
+
+
+def test_new_features_by_hand() -> None:
+    # me: 3 on 1, 4 on 2, 4 on 3, 1 on 5, 2 on bar; them: 4 on my 4, 2 on my 20, 9 off
+    b = _board({1: 3, 2: 4, 3: 4, 5: 1, 25: 2}, {4: 4, 20: 2})
+    f = _features(b)
+    # bar: 24..19 minus 20 -> 5; 5: 3,2,1 (4 held) -> 3; 3: 2,1 -> 2; 2: 1 -> 1
+    assert round(f[E.MOBILITY] * 36) == 5 + 3 + 2 + 1
+    n, s1, s2 = 14, 3 + 8 + 12 + 5 + 50, 3 + 16 + 36 + 25 + 2 * 625
+    assert round(f[E.MOMENT2] * 400) == (4 * (n * s2 - s1 * s1)) // (n * n)
+    assert round(f[E.TIMING] * 100) == 2 * 19 + 2 * 1 + 2 * 2   # bar, two spares on 2 and 3
+    assert round(f[E.WASTAGE] * 20) == 2 * 2 + 3 + 1 + 1 + 1   # 4 held by them = empty
+    their = 4 * 21 + 2 * 5
+    assert round(f[E.LEAD] * 100) == 100 + (100 * (their - s1)) // s1
+    assert round(f[E.N_FEATURES + E.LEAD] * 100) == min(400, 100 + (100 * (s1 - their)) // their)
+    # their side: from their 21 (my 4) and 5 (my 20); my points 1..3 are their 24..22
+    assert round(f[E.N_FEATURES + E.MOBILITY] * 36) == 6 + 4
+    assert round(f[E.N_FEATURES + E.OUTFIELD] * 6) == 0
+    assert round(f[E.N_FEATURES + E.WASTAGE] * 20) == 2        # their 4- and 6-points empty
+    held = _board({7: 2, 9: 2, 18: 3, 19: 2, 6: 6}, {1: 15})
+    assert round(_features(held)[E.OUTFIELD] * 6) == 3         # 7, 9, 18 (19 is not)
+
+
+@pytest.mark.parametrize("old", E.LEGACY_FEATURE_COUNTS)
+def test_legacy_weights_upgrade_to_the_same_network(old: int) -> None:
+    """Weights of an older encoding (v6: 14 features, v7: 17) compute the same function after
+    upgrade_w1."""
     rng = np.random.default_rng(5)
-    legacy = E.FEATURES_AT + 2 * E.LEGACY_N_FEATURES
+    legacy = E.FEATURES_AT + 2 * old
     w1 = rng.normal(size=(legacy, 8)).astype(np.float32)
     up = E.upgrade_w1(w1)
     assert up.shape == (E.N_INPUTS, 8)
     boards, _ = _heldout()
     x = E.encode(boards[:200]).astype(np.float64)
     keep = np.r_[0:E.FEATURES_AT,
-                 E.FEATURES_AT:E.FEATURES_AT + E.LEGACY_N_FEATURES,
-                 E.FEATURES_AT + E.N_FEATURES:E.FEATURES_AT + E.N_FEATURES + E.LEGACY_N_FEATURES]
+                 E.FEATURES_AT:E.FEATURES_AT + old,
+                 E.FEATURES_AT + E.N_FEATURES:E.FEATURES_AT + E.N_FEATURES + old]
     assert np.allclose(x[:, keep] @ w1, x @ up, atol=1e-9)
     assert E.upgrade_w1(up) is up
 

@@ -36,6 +36,19 @@ Hand-made features, per side (:data:`N_FEATURES` each, side ``s`` starts at
         are each hittable (a double hit may be possible).
     16. ``BREAK_CONTACT``: pips this side's checkers behind the opponent's rearmost checker
         need to pass it (distance to one point beyond it, summed) / 100.
+    17. ``MOBILITY``: over this side's occupied points (and the bar), the dice 1..6 that take a
+        checker from there to a point on the board the opponent does not hold, summed / 36.
+    18. ``MOMENT2``: the spread of its checkers in play (points, bar = 25): ``floor(4 x
+        variance)`` / 400.
+    19. ``TIMING``: pips it can play without giving up a home point: the pips its checkers
+        outside need to reach point 6, plus each spare (beyond two) on points 2..6 moved down
+        to point 1, / 100.
+    20. ``OUTFIELD``: own points held among 7..18 / 6.
+    21. ``WASTAGE``: bear-in wastage of its home board: two per checker beyond one on point 1,
+        one per checker beyond one on point 2 and beyond three on point 3, one per empty point
+        among 4..6; / 20.
+    22. ``LEAD``: ``100 + floor(100 x (opponent's pips - own pips) / own pips)``, clipped to
+        0..400, / 100 (its pip lead relative to its own count; own pips 0 counts as 1).
 
 Everything a kernel needs besides the board (the escape table) is passed in, built lazily by
 :func:`escape_table`.
@@ -56,7 +69,7 @@ Inputs = npt.NDArray[np.float32]
 SLOTS = 25
 RAW_PER_SIDE = 4 * SLOTS + 1
 OFF_AT = 4 * SLOTS
-N_FEATURES = 17
+N_FEATURES = 23
 FEATURES_AT = 2 * RAW_PER_SIDE
 N_INPUTS = FEATURES_AT + 2 * N_FEATURES
 
@@ -77,12 +90,21 @@ CROSSOVERS = 13
 PIP_LOSS = 14
 DOUBLE_SHOTS = 15
 BREAK_CONTACT = 16
+MOBILITY = 17
+MOMENT2 = 18
+TIMING = 19
+OUTFIELD = 20
+WASTAGE = 21
+LEAD = 22
 FEATURE_NAMES = ("pips", "back_escapes", "containment", "shots", "prime", "home_points",
                  "anchor", "anchors", "dance", "blots", "back", "outside", "outside_pips",
-                 "crossovers", "pip_loss", "double_shots", "break_contact")
-LEGACY_N_FEATURES = 14
-"""Features per side of networks trained before ``PIP_LOSS`` (their weights load with zeros
-for the newer features: :func:`upgrade_w1`)."""
+                 "crossovers", "pip_loss", "double_shots", "break_contact", "mobility",
+                 "moment2", "timing", "outfield", "wastage", "lead")
+LEGACY_FEATURE_COUNTS = (14, 17)
+"""Features per side of older encodings (networks v6 and before: 14; v7: 17), whose weights
+load with zeros for the newer features (:func:`upgrade_w1`)."""
+LEGACY_N_FEATURES = LEGACY_FEATURE_COUNTS[0]
+"""The oldest of :data:`LEGACY_FEATURE_COUNTS` (kept for callers of the earlier name)."""
 
 WINDOW = 12
 SCRATCH = 26
@@ -306,6 +328,69 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int) ->
     out[at + PIP_LOSS] = loss / (36.0 * 12.0)
     out[at + DOUBLE_SHOTS] = twice / 36.0
     out[at + BREAK_CONTACT] = _break_contact(b) / 100.0
+    opp_pips = 25 * -int(b[0])
+    for p in range(1, 25):
+        if b[p] < 0:
+            opp_pips += (25 - p) * -int(b[p])
+    n = 0
+    s2 = 0
+    for p in range(1, 26):
+        if b[p] > 0:
+            n += int(b[p])
+            s2 += p * p * int(b[p])
+    timing = outside_pips
+    for p in range(2, 7):
+        if b[p] > 2:
+            timing += (int(b[p]) - 2) * (p - 1)
+    outfield = 0
+    for p in range(7, 19):
+        if b[p] >= 2:
+            outfield += 1
+    out[at + MOBILITY] = _mobility(b, blocked) / 36.0
+    out[at + MOMENT2] = _moment2(n, pips, s2) / 400.0
+    out[at + TIMING] = timing / 100.0
+    out[at + OUTFIELD] = outfield / 6.0
+    out[at + WASTAGE] = _wastage(max(int(b[1]), 0), max(int(b[2]), 0), max(int(b[3]), 0),
+                                 max(int(b[4]), 0), max(int(b[5]), 0),
+                                 max(int(b[6]), 0)) / 20.0
+    out[at + LEAD] = _lead(pips, opp_pips) / 100.0
+
+
+@jit
+def _mobility(b: Board, blocked: int) -> int:
+    """Dice 1..6 that move a checker of the side to move from each of its occupied points
+    (bar included, ``blocked`` as in :func:`_shots`) to an open point on the board, summed."""
+    total = 0
+    for p in range(2, 26):
+        if b[p] <= 0:
+            continue
+        for d in range(1, 7):
+            t = p - d
+            if t >= 1 and not (blocked >> t) & 1:
+                total += 1
+    return total
+
+
+@jit
+def _moment2(n: int, s1: int, s2: int) -> int:
+    """``floor(4 x variance)`` of ``n`` checker points with sum ``s1`` and square sum ``s2``."""
+    if n == 0:
+        return 0
+    return (4 * (n * s2 - s1 * s1)) // (n * n)
+
+
+@jit
+def _wastage(n1: int, n2: int, n3: int, n4: int, n5: int, n6: int) -> int:
+    """Bear-in wastage of a home board holding ``n1..n6`` checkers on points 1..6."""
+    return (2 * max(n1 - 1, 0) + max(n2 - 1, 0) + max(n3 - 3, 0)
+            + int(n4 == 0) + int(n5 == 0) + int(n6 == 0))
+
+
+@jit
+def _lead(own: int, other: int) -> int:
+    """The relative pip lead count of :data:`LEAD` for pip counts ``own`` and ``other``."""
+    lead = 100 + (100 * (other - own)) // max(own, 1)
+    return min(max(lead, 0), 400)
 
 
 @jit
@@ -328,12 +413,13 @@ def _break_contact(b: Board) -> int:
 
 
 FEATURE_SCALE = np.array([1 / 100, 1 / 36, 1 / 36, 1 / 36, 1 / 6, 1 / 6, 1 / 6, 1 / 3, 1 / 36,
-                          1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15, 1 / 432, 1 / 36, 1 / 100],
+                          1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15, 1 / 432, 1 / 36, 1 / 100,
+                          1 / 36, 1 / 400, 1 / 100, 1 / 6, 1 / 20, 1 / 100],
                          dtype=np.float32)
 """Each feature is an integer count (:func:`feature_counts`) times its scale (``DANCE``'s count
 is the square of the opposing points held)."""
-FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60, 864, 36, 375],
-                       dtype=np.int64)
+FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60, 864, 36, 375,
+                        90, 576, 360, 12, 40, 400], dtype=np.int64)
 """Upper bounds of the counts."""
 FEATURE_SCALE.setflags(write=False)
 FEATURE_MAX.setflags(write=False)
@@ -344,7 +430,8 @@ _SCALE = FEATURE_SCALE
 def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, contain: int,
                 shots: int, best_run: int, home: int, anchor: int, anchors: int, dance: int,
                 blots: int, back: int, outside: int, outside_pips: int,
-                crossovers: int, loss: int, twice: int, contact: int) -> None:
+                crossovers: int, loss: int, twice: int, contact: int, mobility: int,
+                moment2: int, timing: int, outfield: int, wastage: int, lead: int) -> None:
     out[at + PIPS] = pips
     out[at + BACK_ESCAPES] = back_esc
     out[at + CONTAINMENT] = contain
@@ -362,6 +449,12 @@ def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, c
     out[at + PIP_LOSS] = loss
     out[at + DOUBLE_SHOTS] = twice
     out[at + BREAK_CONTACT] = contact
+    out[at + MOBILITY] = mobility
+    out[at + MOMENT2] = moment2
+    out[at + TIMING] = timing
+    out[at + OUTFIELD] = outfield
+    out[at + WASTAGE] = wastage
+    out[at + LEAD] = lead
 
 
 @jit
@@ -407,6 +500,14 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
     o_out_pips = 19 * op_bar
     m_cross = 4 * my_bar
     o_cross = 4 * op_bar
+    m_n = my_bar
+    o_n = op_bar
+    m_s2 = 625 * my_bar
+    o_s2 = 625 * op_bar
+    m_spare = 0
+    o_spare = 0
+    m_field = 0
+    o_field = 0
     for p in range(1, 25):
         v = int(b[p])
         m = max(v, 0)
@@ -428,6 +529,17 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
         o_best = max(o_best, o_run)
         blocked_op |= mh << q
         blocked_me |= oh << p
+        m_n += m
+        o_n += o
+        m_s2 += p * p * m
+        o_s2 += q * q * o
+        if 2 <= p <= 6 and m > 2:
+            m_spare += (m - 2) * (p - 1)
+        if 2 <= q <= 6 and o > 2:
+            o_spare += (o - 2) * (q - 1)
+        if 7 <= p <= 18:
+            m_field += mh
+            o_field += oh
         if p <= 6:
             m_home += mh
             o_anchors += oh
@@ -456,12 +568,20 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
     o_shots, o_loss, o_twice = _shots(flipped, blocked_op)
     m_contact = _break_contact(b)
     o_contact = _break_contact(flipped)
+    m_waste = _wastage(max(int(b[1]), 0), max(int(b[2]), 0), max(int(b[3]), 0),
+                       max(int(b[4]), 0), max(int(b[5]), 0), max(int(b[6]), 0))
+    o_waste = _wastage(max(-int(b[24]), 0), max(-int(b[23]), 0), max(-int(b[22]), 0),
+                       max(-int(b[21]), 0), max(-int(b[20]), 0), max(-int(b[19]), 0))
     _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
                 m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross,
-                m_loss, m_twice, m_contact)
+                m_loss, m_twice, m_contact, _mobility(b, blocked_me),
+                _moment2(m_n, m_pips, m_s2), m_out_pips + m_spare, m_field, m_waste,
+                _lead(m_pips, o_pips))
     _write_side(out, N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
                 o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
-                o_out_pips, o_cross, o_loss, o_twice, o_contact)
+                o_out_pips, o_cross, o_loss, o_twice, o_contact, _mobility(flipped, blocked_op),
+                _moment2(o_n, o_pips, o_s2), o_out_pips + o_spare, o_field, o_waste,
+                _lead(o_pips, m_pips))
 
 
 @jit
@@ -532,17 +652,21 @@ def encode_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64], out: 
 
 def upgrade_w1(w1: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """First-layer weights for :data:`N_INPUTS` inputs from those of an older encoding with
-    :data:`LEGACY_N_FEATURES` features per side: the newer features get zero weights, so the
-    network computes exactly what it did (``w1`` of the current shape comes back as is)."""
-    legacy = FEATURES_AT + 2 * LEGACY_N_FEATURES
-    if w1.ndim != 2 or w1.shape[0] != legacy:
+    one of :data:`LEGACY_FEATURE_COUNTS` features per side: the newer features get zero
+    weights, so the network computes exactly what it did (any other shape comes back as is)."""
+    if w1.ndim != 2:
+        return w1
+    for old in LEGACY_FEATURE_COUNTS:
+        if w1.shape[0] == FEATURES_AT + 2 * old:
+            break
+    else:
         return w1
     out = np.zeros((N_INPUTS, w1.shape[1]), dtype=w1.dtype)
     out[:FEATURES_AT] = w1[:FEATURES_AT]
     for s in range(2):
-        src = FEATURES_AT + s * LEGACY_N_FEATURES
+        src = FEATURES_AT + s * old
         dst = FEATURES_AT + s * N_FEATURES
-        out[dst:dst + LEGACY_N_FEATURES] = w1[src:src + LEGACY_N_FEATURES]
+        out[dst:dst + old] = w1[src:src + old]
     return out
 
 

@@ -31,7 +31,7 @@ from gbot.errors import WeightsError
 
 FORMAT = 1
 ENCODING = f"gbot-{_enc.N_INPUTS}-v1"
-LEGACY_ENCODINGS = (f"gbot-{_enc.FEATURES_AT + 2 * _enc.LEGACY_N_FEATURES}-v1",)
+LEGACY_ENCODINGS = tuple(f"gbot-{_enc.FEATURES_AT + 2 * n}-v1" for n in _enc.LEGACY_FEATURE_COUNTS)
 """Older encodings whose weights still load (upgraded by :func:`gbot.core.encode.upgrade_w1`)."""
 NET_NAMES = ("contact", "crashed", "race")
 DEFAULT_CLASS_NET = {"bearoff": "race", "race": "race", "crashed": "crashed",
