@@ -372,6 +372,16 @@ def _mobility(b: Board, blocked: int) -> int:
 
 
 @jit
+def _open_moves(occupied: int, blocked: int) -> int:
+    """:func:`_mobility` from bit masks: ``occupied`` bit ``p`` set where the side has a
+    checker on point ``p`` (25 = bar), ``blocked`` as in :func:`_shots`."""
+    total = 0
+    for d in range(1, 7):
+        total += _popcount(occupied & ~(blocked << d) & ~((1 << (d + 1)) - 1))
+    return total
+
+
+@jit
 def _moment2(n: int, s1: int, s2: int) -> int:
     """``floor(4 x variance)`` of ``n`` checker points with sum ``s1`` and square sum ``s2``."""
     if n == 0:
@@ -508,6 +518,8 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
     o_spare = 0
     m_field = 0
     o_field = 0
+    m_occ = int(my_bar > 0) << 25
+    o_occ = int(op_bar > 0) << 25
     for p in range(1, 25):
         v = int(b[p])
         m = max(v, 0)
@@ -531,6 +543,8 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
         blocked_me |= oh << p
         m_n += m
         o_n += o
+        m_occ |= int(m > 0) << p
+        o_occ |= int(o > 0) << q
         m_s2 += p * p * m
         o_s2 += q * q * o
         if 2 <= p <= 6 and m > 2:
@@ -574,12 +588,12 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
                        max(-int(b[21]), 0), max(-int(b[20]), 0), max(-int(b[19]), 0))
     _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
                 m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross,
-                m_loss, m_twice, m_contact, _mobility(b, blocked_me),
+                m_loss, m_twice, m_contact, _open_moves(m_occ, blocked_me),
                 _moment2(m_n, m_pips, m_s2), m_out_pips + m_spare, m_field, m_waste,
                 _lead(m_pips, o_pips))
     _write_side(out, N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
                 o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
-                o_out_pips, o_cross, o_loss, o_twice, o_contact, _mobility(flipped, blocked_op),
+                o_out_pips, o_cross, o_loss, o_twice, o_contact, _open_moves(o_occ, blocked_op),
                 _moment2(o_n, o_pips, o_s2), o_out_pips + o_spare, o_field, o_waste,
                 _lead(o_pips, m_pips))
 
