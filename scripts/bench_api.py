@@ -63,7 +63,7 @@ call (commit 186ec78), after only, twice, ``--clock cpu --n0 0 --nh 0 --n1 0 --n
 average 5-6: legal_plays 9.23 / 8.32 us (0.90x) and 13.32 / 10.22 us (0.77x), the kernel
 alone 1.02x / 0.86x: within the earlier range, the 1x target still missed. Each figure here
 holds one thread-CPU clock pair per call (about 1 us on this machine). Timed in bulk instead
-(the old kernel kept as tests/oracle/movegen_ref.py, rounds of the 3,000 cases alternating
+(the old kernel of 186ec78^ beside the new, rounds of the 3,000 cases alternating
 old / new / gnubg-nn, best of 8 and of 6): 4.93 -> 4.17 us and 5.36 -> 3.73 us per call
 against gnubg-nn 5.51 / 5.38 us (1.12x -> 1.32x, 1.00x -> 1.44x).
 """
