@@ -83,6 +83,23 @@ def parse_dice(text: str | None) -> tuple[int, int] | None:
     return int(digits[0]), int(digits[1])
 
 
+def _read_unfinished(position: str, match_id: str | None, jacoby: bool | None,
+                     beavers: bool | None) -> tuple[Any, Any] | None:
+    """The position and state of a hint request, or None (after saying so) when the game or
+    match is already over."""
+    pos, state = read_position(position, match_id, jacoby, beavers)
+    over = _game_over_line(state)
+    if over:
+        click.echo(over)
+        return None
+    return pos, state
+
+
+def _roll_of(dice: str | None, state: Any) -> tuple[int, int] | None:
+    """The dice to play: given on the command line, else the state's own, else None."""
+    return parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+
+
 def _game_over_line(state: Any) -> str | None:
     gs = state.game_state
     if gs == GameState.PLAYING:
@@ -139,13 +156,12 @@ def hint(position: str, dice: str | None, match_id: str | None, ply: int, count:
         _rollout_hint(position, dice, match_id, ply, count, trials, jacoby, beavers)
         return
     try:
-        pos, state = read_position(position, match_id, jacoby, beavers)
-        over = _game_over_line(state)
-        if over:
-            click.echo(over)
+        read = _read_unfinished(position, match_id, jacoby, beavers)
+        if read is None:
             return
+        pos, state = read
         engine = _engine(ply, state)
-        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        roll = _roll_of(dice, state)
         if state.resign_offered:
             r = resign_hint(engine, pos, state)
             kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[r.level]
@@ -178,15 +194,14 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
     from gbot.rollout import Rollout, RolloutSettings
 
     try:
-        pos, state = read_position(position, match_id, jacoby, beavers)
-        over = _game_over_line(state)
-        if over:
-            click.echo(over)
+        read = _read_unfinished(position, match_id, jacoby, beavers)
+        if read is None:
             return
+        pos, state = read
         if state.double_offered or state.resign_offered:
             raise GbotError("--rollout answers plays and cube decisions, not a pending "
                             "double or resignation (leave --rollout out)")
-        roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
+        roll = _roll_of(dice, state)
         engine = _engine(ply, state)
         st = replace(engine.rules_state(state), dice=roll or (0, 0))
         ro = Rollout(RolloutSettings(trials=trials))
