@@ -89,12 +89,8 @@ class _Calls:
 
     def __init__(self, path: FastPath, fast: tuple[Any, ...]) -> None:
         s = path.evaluator.scratch()
-        ws = s.ws
         self.fast = fast
-        self.work = _an.Work(s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows,
-                             s.values, ws.out, ws.steps, ws.table, ws.hashes, ws.state,
-                             ws.path, ws.marks, _mg.HASH_KEYS, s.res, s.fields, s.reply,
-                             s.info)
+        self.work = _an.Work(s.play, _mg.HASH_KEYS, s.fields, s.reply, s.info)
         nets = _an.Nets(*fast)
         self.answer = Bound(_an.answer_board, (path.settings, nets, self.work))
         self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}

@@ -133,11 +133,14 @@ def test_kernel_arguments_are_the_sources_named_fields(engines: list[Engine]) ->
     assert Nets._fields[:7] == ("esc", "class_net", "w1m", "b1", "w2t", "b2", "activation")
     s = ev.scratch()
     work = calls.work
+    assert work.play is s.play
     for name in ("children", "probs", "kinds", "counts", "mover", "eqs", "rows", "values",
-                 "res", "fields", "reply", "info"):
-        assert getattr(work, name) is getattr(s, name)
+                 "res"):
+        assert getattr(work.play, name) is getattr(s, name)
     for name in ("out", "steps", "table", "hashes", "state", "path", "marks"):
-        assert getattr(work, name) is getattr(s.ws, name)
+        assert getattr(work.play, name) is getattr(s.ws, name)
+    for name in ("fields", "reply", "info"):
+        assert getattr(work, name) is getattr(s, name)
     st = path.settings
     r = engine.rules
     assert (st.jacoby, st.beavers, st.cube_enabled, st.max_cube, st.cube_lookahead) == (

@@ -22,8 +22,10 @@ path answers (:meth:`gbot.engine.Engine.fast_reply` calls these kernels through
 :mod:`gbot.fastreply`), which is the reference for these answers.
 
 The kernels take their arguments in a few named bundles that the caller builds once and keeps:
-:class:`Settings` (the session's rules and the engine's thresholds), :class:`Nets` (the
-networks' and bear-off tables' arrays), :class:`Work` (one thread's scratch arrays) and, in
+:class:`Settings` (the session's rules and the engine's thresholds),
+:class:`gbot.core.bestplay.Nets` (the networks' and bear-off tables' arrays; re-exported
+here), :class:`Work` (one thread's scratch arrays, :class:`gbot.core.bestplay.PlayWork` and
+the reply's) and, in
 match play, :class:`Situation` (a side's cube situation, kept per score and cube).
 """
 
@@ -32,10 +34,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
 from gbot.core._jit import jit
-from gbot.core.bestplay import best_static, static_fill, static_values
+from gbot.core.arrays import F64, I8, I64, U8
+from gbot.core.bestplay import Nets, PlayWork, best_static, static_values
 from gbot.core.boardline import (
     OUT_CRAWFORD,
     OUT_CUBE,
@@ -66,16 +68,11 @@ from gbot.core.cubemath import (
     pick,
     response_of,
 )
-from gbot.core.expand import classify_child, flip_into
 from gbot.core.facts import checkers_left, class_and_pips, contact
-from gbot.core.movegen import generate
 from gbot.core.notation import format_steps_into
 
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
-I8 = npt.NDArray[np.int8]
-U8 = npt.NDArray[np.uint8]
-I64 = npt.NDArray[np.int64]
+__all__ = ["DOUBLE", "FALLBACK", "MOVE", "NEED_CUBE", "NEED_MATCH", "ROLL", "Nets", "Settings",
+           "Situation", "Work", "answer_board", "match_cube", "match_play"]
 
 FALLBACK = 0
 """Not answered here."""
@@ -89,7 +86,7 @@ NEED_MATCH = 4
 """A move in match play: answer it with :func:`match_play` (``fields`` are valid)."""
 NEED_CUBE = 5
 """Double or roll in match play, the cube model to ask: :func:`match_cube` (``fields`` and
-``probs[0]``, the position's 0-ply probabilities, are valid)."""
+``play.probs[0]``, the position's 0-ply probabilities, are valid)."""
 
 class Settings(NamedTuple):
     """A session's rule switches and the engine's thresholds (built once per engine)."""
@@ -119,45 +116,13 @@ class Settings(NamedTuple):
     is the caller's to hand on."""
 
 
-class Nets(NamedTuple):
-    """The networks' and bear-off tables' arrays, in the order of
-    :meth:`gbot.eval.evaluator.Evaluator.kernel_arrays`."""
-
-    esc: I64
-    class_net: I64
-    w1m: F32
-    b1: F32
-    w2t: F32
-    b2: F32
-    activation: int
-    dist: F32
-    gdist: F32
-    two: F32
-    """The two-sided bear-off table (empty until a bear-off needs it)."""
-    binom: I64
-
-
 class Work(NamedTuple):
-    """Scratch arrays (one set per thread): the root expansion's, the move generator's
-    (:class:`gbot.core.movegen.Workspace`), and the line's numbers and the reply."""
+    """One thread's scratch arrays: :func:`gbot.core.bestplay.best_static`'s (``play``), the
+    move generator's hash keys, and the line's numbers and the reply."""
 
-    children: I8
-    probs: F64
-    kinds: I8
-    counts: I64
-    mover: F64
-    eqs: F64
-    rows: I8
-    values: F32
-    out: I8
-    steps: I8
-    table: npt.NDArray[np.int32]
-    hashes: I64
-    state: I64
-    path: I8
-    marks: I8
+    play: PlayWork
     keys: I64
-    res: I64
+    """The move generator's hash keys (:data:`gbot.core.movegen.HASH_KEYS`)."""
     fields: I64
     """The line's numbers as :func:`gbot.core.boardline.read_gnubg_numbers` writes them."""
     reply: U8
@@ -244,17 +209,12 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
             return NEED_MATCH                 # plays ranked with the match state
         if not s.cubeless_plays:
             return FALLBACK                   # plays ranked with the money end mode
-        n = nets
-        code = best_static(board, d1, d2, s.caucasian, s.bearoff, w.children, w.probs,
-                           w.kinds, w.counts, w.mover, w.eqs, w.rows, w.values, w.out,
-                           w.steps, w.table, w.hashes, w.state, w.path, w.marks, w.keys,
-                           n.esc, n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist,
-                           n.gdist, n.two, n.binom, w.res)
-        if code != 0:
+        p = w.play
+        if best_static(board, d1, d2, s.caucasian, s.bearoff, p, w.keys, nets) != 0:
             return FALLBACK
         w.info[0] = 0
-        if w.res[0] > 0:
-            w.info[0] = format_steps_into(board, w.steps[w.res[1]], w.reply)
+        if p.res[0] > 0:
+            w.info[0] = format_steps_into(board, p.steps[p.res[1]], w.reply)
         return MOVE
     crawford = fields[OUT_CRAWFORD] != 0
     if (not s.cube_enabled or (length > 0 and crawford) or fields[OUT_OWNER] == OWNER_OPPONENT
@@ -276,7 +236,7 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
         return NEED_CUBE                      # match play: the cube model, match_cube()
     if s.cube_cap != 0 or s.cube_lookahead or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
         return FALLBACK                       # a capped cube or a look-ahead: the engine's
-    verdict = _money_doubles(w.probs[0], cls, pips, fields[OUT_OWNER], s)
+    verdict = _money_doubles(w.play.probs[0], cls, pips, fields[OUT_OWNER], s)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
@@ -284,17 +244,17 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
 
 @jit
 def _static_win(board: I8, bearoff: bool, nets: Nets, work: Work) -> float:
-    """The 0-ply probabilities of ``board`` into ``work.probs[0]`` and its winning chance,
-    or -1.0 when they need the bear-off tables and these are not loaded."""
-    w = work
+    """The 0-ply probabilities of ``board`` into ``work.play.probs[0]`` and its winning
+    chance, or -1.0 when they need the bear-off tables and these are not loaded."""
+    p = work.play
     n = nets
-    one = w.children[:1]
+    one = p.children[:1]
     one[0, :] = board
-    if static_values(one, bearoff, w.probs, w.kinds, w.counts, w.rows, w.values, n.esc,
+    if static_values(one, bearoff, p.probs, p.kinds, p.counts, p.rows, p.values, n.esc,
                      n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist, n.gdist,
                      n.two, n.binom) != 0:
         return -1.0
-    return float(w.probs[0, 0])
+    return float(p.probs[0, 0])
 
 
 @jit
@@ -344,33 +304,23 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
     Returns :data:`MOVE` (text in ``work.reply``, ``work.info[0]`` bytes) or
     :data:`FALLBACK`."""
     w = work
-    n = nets
+    p = w.play
     c = theirs
     fields = w.fields
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
-    count = generate(board, fields[OUT_DIE1], fields[OUT_DIE2], settings.caucasian, w.out,
-                     w.steps, w.table, w.hashes, w.state, w.path, w.marks, w.keys)
-    children = w.children
-    probs = w.probs
-    if w.state[2] != 0 or count > children.shape[0]:
-        return FALLBACK
+    if best_static(board, fields[OUT_DIE1], fields[OUT_DIE2], settings.caucasian,
+                   settings.bearoff, p, w.keys, nets) != 0:
+        return FALLBACK                              # too many plays, or tables needed
+    count = p.res[0]
+    children = p.children
+    probs = p.probs
     w.info[0] = 0
     if count == 0:
         return MOVE
     best = 0
     if count > 1:
-        counts = w.counts
-        counts[0] = 0
-        counts[1] = 0
-        for i in range(count):
-            flip_into(w.out[i], children[i])
-            classify_child(children[i], settings.bearoff, probs, w.kinds, i, counts)
-        if static_fill(children, count, w.kinds, counts, probs, w.rows, w.values, n.esc,
-                       n.class_net, n.w1m, n.b1, n.w2t, n.b2, n.activation, n.dist, n.gdist,
-                       n.two, n.binom) != 0:
-            return FALLBACK
         life = np.empty(count, dtype=np.float64)
         lives_rows(children[:count], c.lives, life)
         dead = np.empty(count, dtype=np.float64)
@@ -408,14 +358,14 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
                 if v < best_value - 1e-12:
                     best = i
                     best_value = v
-    w.info[0] = format_steps_into(board, w.steps[best], w.reply)
+    w.info[0] = format_steps_into(board, p.steps[best], w.reply)
     return MOVE
 
 
 @jit
 def match_cube(work: Work, mine: Situation) -> int:
     """Double or roll for the line read into ``work.fields`` (match play, the side on roll
-    may double), from its 0-ply probabilities in ``work.probs[0]``, as
+    may double), from its 0-ply probabilities in ``work.play.probs[0]``, as
     :meth:`gbot.engine.Engine.cube_action` decides with the cube model
     (:func:`gbot.cube.decision.decide`) in the side on roll's cube situation ``mine``:
     :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general
@@ -429,7 +379,7 @@ def match_cube(work: Work, mine: Situation) -> int:
         return FALLBACK
     life = life_of(cls, pips, c.lives)
     checked = np.empty(5, dtype=np.float64)
-    if not clip_probs(work.probs[0], checked):
+    if not clip_probs(work.play.probs[0], checked):
         return FALLBACK
     raw = np.empty(3, dtype=np.float64)
     if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube, c.owner, c.top,

@@ -6,14 +6,19 @@ games exactly, bear-offs from the exact tables, the rest through the networks' f
 (:func:`gbot.core.forward.forward_batch`), then the mover's best by cubeless equity
 (:func:`gbot.core.expand.score_plays`). Each result is valued on its own, as in the general
 path, so the choice and the figures are the same.
+
+The module owns the two bundles every caller of :func:`best_static` passes:
+:class:`PlayWork` (one thread's scratch arrays; :class:`gbot.core.answer.Work` and
+:class:`gbot.core.oneply.Scratch` hold one) and :class:`Nets` (the networks' and bear-off
+tables' arrays).
 """
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+from typing import NamedTuple
 
 from gbot.core._jit import jit
+from gbot.core.arrays import F32, F64, I8, I32, I64
 from gbot.core.bearoff import race_probabilities
 from gbot.core.expand import (
     BEAROFF,
@@ -26,15 +31,52 @@ from gbot.core.expand import (
 from gbot.core.forward import forward_batch
 from gbot.core.movegen import generate
 
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
-I8 = npt.NDArray[np.int8]
-I64 = npt.NDArray[np.int64]
-
 TOO_MANY = -1
 """Return code: the scratch arrays cannot hold the plays."""
 NEED_TABLES = -2
 """Return code: a result is a bear-off and the tables were not passed (empty arrays)."""
+
+
+class Nets(NamedTuple):
+    """The networks' forward-pass arrays and the bear-off tables' arrays the kernels take, in
+    the order of :meth:`gbot.eval.evaluator.Evaluator.kernel_arrays`."""
+
+    esc: I64
+    class_net: I64
+    w1m: F32
+    b1: F32
+    w2t: F32
+    b2: F32
+    activation: int
+    dist: F32
+    gdist: F32
+    two: F32
+    """The two-sided bear-off table (empty until a bear-off needs it)."""
+    binom: I64
+
+
+class PlayWork(NamedTuple):
+    """One thread's scratch arrays for :func:`best_static` (and :func:`static_values`): the
+    root expansion's (``children`` ... ``values``, one row per play), the move generator's
+    (``out`` ... ``marks``, as :class:`gbot.core.movegen.Workspace` names them) and the
+    result ``res`` (number of plays, index of the best)."""
+
+    children: I8
+    probs: F64
+    kinds: I8
+    counts: I64
+    mover: F64
+    eqs: F64
+    rows: I8
+    values: F32
+    out: I8
+    steps: I8
+    table: I32
+    hashes: I64
+    state: I64
+    path: I8
+    marks: I8
+    res: I64
 
 
 @jit
@@ -85,38 +127,39 @@ def static_fill(children: I8, n: int, kinds: I8, counts: I64, probs: F64, rows: 
 
 
 @jit
-def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool,
-                children: I8, probs: F64, kinds: I8, counts: I64, mover: F64, eqs: F64,
-                rows: I8, values: F32, w_out: I8, w_steps: I8,
-                table: npt.NDArray[np.int32], hashes: I64, state: I64, path: I8, marks: I8,
-                keys: I64, esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
-                activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
-                res: I64) -> int:
-    """The 0-ply best play of ``board`` (side on roll) with ``d1``-``d2``.
+def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool, work: PlayWork,
+                keys: I64, nets: Nets) -> int:
+    """The 0-ply best play of ``board`` (side on roll) with ``d1``-``d2``, on ``work``
+    (``keys``: the move generator's hash keys, :data:`gbot.core.movegen.HASH_KEYS`).
 
-    The plays are left in the move generator's ``w_out`` (results, mover still to move) and
-    ``w_steps``; ``res[0]`` gets their number (0: none legal), ``res[1]`` the index of the
-    best (first on ties); ``children``/``probs``/``mover``/``eqs`` hold the flipped results
-    and the children's and the mover's figures when there were two plays or more. Returns 0,
-    :data:`TOO_MANY` or :data:`NEED_TABLES` (call again with the tables)."""
-    n = generate(board, d1, d2, caucasian, w_out, w_steps, table, hashes, state, path, marks,
-                 keys)
-    if state[2] != 0 or n > children.shape[0]:
+    The plays are left in the move generator's ``work.out`` (results, mover still to move)
+    and ``work.steps``; ``work.res[0]`` gets their number (0: none legal), ``work.res[1]`` the
+    index of the best (first on ties); ``children``/``probs``/``mover``/``eqs`` hold the
+    flipped results and the children's and the mover's figures when there were two plays or
+    more. Returns 0, :data:`TOO_MANY` or :data:`NEED_TABLES` (call again with the tables)."""
+    w = work
+    children = w.children
+    res = w.res
+    n = generate(board, d1, d2, caucasian, w.out, w.steps, w.table, w.hashes, w.state, w.path,
+                 w.marks, keys)
+    if w.state[2] != 0 or n > children.shape[0]:
         return TOO_MANY
     res[0] = n
     res[1] = 0
     if n <= 1:
         return 0
+    counts = w.counts
     counts[0] = 0
     counts[1] = 0
     for i in range(n):
-        flip_into(w_out[i], children[i])
-        classify_child(children[i], bearoff, probs, kinds, i, counts)
-    code = static_fill(children, n, kinds, counts, probs, rows, values, esc, class_net, w1m,
-                       b1, w2t, b2, activation, dist, gdist, two, binom)
+        flip_into(w.out[i], children[i])
+        classify_child(children[i], bearoff, w.probs, w.kinds, i, counts)
+    code = static_fill(children, n, w.kinds, counts, w.probs, w.rows, w.values, nets.esc,
+                       nets.class_net, nets.w1m, nets.b1, nets.w2t, nets.b2, nets.activation,
+                       nets.dist, nets.gdist, nets.two, nets.binom)
     if code != 0:
         return code
-    res[1] = score_plays(probs[:n], mover[:n], eqs[:n])
+    res[1] = score_plays(w.probs[:n], w.mover[:n], w.eqs[:n])
     return 0
 
 

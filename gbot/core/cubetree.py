@@ -8,16 +8,11 @@ the turn (the board itself, seen by the opponent).
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
-
 from gbot.core._jit import jit
+from gbot.core.arrays import F64, I8, I64
+from gbot.core.bestplay import Nets
 from gbot.core.expand import invert_into
-from gbot.core.oneply import Nets, Scratch, best_of, result_of, value_of
-
-F64 = npt.NDArray[np.float64]
-I8 = npt.NDArray[np.int8]
-I64 = npt.NDArray[np.int64]
+from gbot.core.oneply import Scratch, best_of, result_of, value_of
 
 
 @jit
@@ -33,8 +28,9 @@ def replies(board: I8, caucasian: bool, rolls: I64, s: Scratch, keys: I64, net: 
         result_of(board, s, s.nxt)
         for i in range(26):
             boards[r, i] = s.nxt[i]
-        if s.res[0] >= 2:
-            invert_into(s.mover[s.res[1]], s.mine)
+        p = s.play
+        if p.res[0] >= 2:
+            invert_into(p.mover[p.res[1]], s.mine)
             for c in range(5):
                 probs[r, c] = s.mine[c]
         else:

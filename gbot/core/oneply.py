@@ -22,48 +22,23 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
 from gbot.core._jit import jit
-from gbot.core.bestplay import best_static, static_values
+from gbot.core.arrays import F32, F64, I8, I64, Bools
+from gbot.core.bestplay import TOO_MANY, Nets, PlayWork, best_static, static_values
 from gbot.core.expand import ROLL_WEIGHTS, ROLLS, equity, invert_into, over_probabilities
 from gbot.core.movegen import MAX_STEPS
 
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
-I8 = npt.NDArray[np.int8]
-I32 = npt.NDArray[np.int32]
-I64 = npt.NDArray[np.int64]
-
-Nets = tuple[I64, I64, F32, F32, F32, F32, int, F32, F32, F32, I64]
-"""The networks' forward-pass arrays and the bear-off tables, in the order
-:func:`gbot.core.bestplay.best_static` takes them (``esc`` ... ``binom``)."""
-
-TOO_MANY = -1
-"""Return code: a position had more plays than the scratch arrays hold."""
+__all__ = ["TOO_MANY", "Nets", "Scratch", "best_deeper", "best_of", "mover_after",
+           "reply_average", "result_of", "scratch", "survivors", "two_ply_average", "value_of"]
 
 
 class Scratch(NamedTuple):
-    """Work arrays for one level of search: the 0-ply best play's (``children`` ...
-    ``res``, as :func:`gbot.core.bestplay.best_static` names them), one board's value
-    (``one`` ... ``one_v``), and the searches' own."""
+    """Work arrays for one level of search: the 0-ply best play's (``play``, as
+    :func:`gbot.core.bestplay.best_static` takes them), one board's value (``one`` ...
+    ``one_v``), and the searches' own."""
 
-    children: I8
-    probs: F64
-    kinds: I8
-    counts: I64
-    mover: F64
-    eqs: F64
-    rows: I8
-    values: F32
-    w_out: I8
-    w_steps: I8
-    table: I32
-    hashes: I64
-    state: I64
-    path: I8
-    marks: I8
-    res: I64
+    play: PlayWork
     one: I8
     one_p: F64
     one_k: I8
@@ -75,7 +50,7 @@ class Scratch(NamedTuple):
     deep: F64
     flip: F64
     top: F64
-    taken: npt.NDArray[np.bool_]
+    taken: Bools
     order: I64
     order2: I64
     eq1: F64
@@ -85,16 +60,16 @@ class Scratch(NamedTuple):
 def scratch(cap: int, table_size: int) -> Scratch:
     """A :class:`Scratch` for positions of up to ``cap`` plays and a move-generator hash
     table of ``table_size`` slots."""
-    return Scratch(np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float64),
-                   np.empty(cap, dtype=np.int8), np.empty(2, dtype=np.int64),
-                   np.empty((cap, 5), dtype=np.float64), np.empty(cap, dtype=np.float64),
-                   np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float32),
-                   np.zeros((cap, 26), dtype=np.int8),
-                   np.zeros((cap, 2 * MAX_STEPS), dtype=np.int8),
-                   np.zeros(table_size, dtype=np.int32), np.zeros(cap, dtype=np.int64),
-                   np.zeros(4, dtype=np.int64), np.zeros(2 * MAX_STEPS, dtype=np.int8),
-                   np.zeros(26, dtype=np.int8), np.zeros(2, dtype=np.int64),
-                   np.empty((1, 26), dtype=np.int8), np.empty((1, 5), dtype=np.float64),
+    play = PlayWork(np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float64),
+                    np.empty(cap, dtype=np.int8), np.empty(2, dtype=np.int64),
+                    np.empty((cap, 5), dtype=np.float64), np.empty(cap, dtype=np.float64),
+                    np.empty((cap, 26), dtype=np.int8), np.empty((cap, 5), dtype=np.float32),
+                    np.zeros((cap, 26), dtype=np.int8),
+                    np.zeros((cap, 2 * MAX_STEPS), dtype=np.int8),
+                    np.zeros(table_size, dtype=np.int32), np.zeros(cap, dtype=np.int64),
+                    np.zeros(4, dtype=np.int64), np.zeros(2 * MAX_STEPS, dtype=np.int8),
+                    np.zeros(26, dtype=np.int8), np.zeros(2, dtype=np.int64))
+    return Scratch(play, np.empty((1, 26), dtype=np.int8), np.empty((1, 5), dtype=np.float64),
                    np.empty(1, dtype=np.int8), np.empty((1, 26), dtype=np.int8),
                    np.empty((1, 5), dtype=np.float32), np.empty(26, dtype=np.int8),
                    np.empty(5, dtype=np.float64), np.empty(26, dtype=np.int8),
@@ -108,12 +83,9 @@ def scratch(cap: int, table_size: int) -> Scratch:
 def best_of(board: I8, d1: int, d2: int, caucasian: bool, s: Scratch, keys: I64,
             net: Nets) -> int:
     """:func:`gbot.core.bestplay.best_static` of ``board`` with ``d1``-``d2`` on ``s``
-    (exact bear-offs): ``s.res`` = (number of plays, index of the best). Returns its code."""
-    return int(best_static(board, d1, d2, caucasian, True, s.children, s.probs, s.kinds,
-                           s.counts, s.mover, s.eqs, s.rows, s.values, s.w_out, s.w_steps,
-                           s.table, s.hashes, s.state, s.path, s.marks, keys, net[0], net[1],
-                           net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
-                           net[10], s.res))
+    (exact bear-offs): ``s.play.res`` = (number of plays, index of the best). Returns its
+    code."""
+    return int(best_static(board, d1, d2, caucasian, True, s.play, keys, net))
 
 
 @jit
@@ -121,8 +93,9 @@ def value_of(board: I8, s: Scratch, net: Nets, out: F64) -> None:
     """``out``: the 0-ply probabilities of ``board`` for its side to move (ended games
     exact, bear-offs from the tables)."""
     s.one[0] = board
-    static_values(s.one, True, s.one_p, s.one_k, s.counts, s.one_r, s.one_v, net[0], net[1],
-                  net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9], net[10])
+    static_values(s.one, True, s.one_p, s.one_k, s.play.counts, s.one_r, s.one_v, net.esc,
+                  net.class_net, net.w1m, net.b1, net.w2t, net.b2, net.activation, net.dist,
+                  net.gdist, net.two, net.binom)
     for c in range(5):
         out[c] = s.one_p[0, c]
 
@@ -131,13 +104,14 @@ def value_of(board: I8, s: Scratch, net: Nets, out: F64) -> None:
 def result_of(board: I8, s: Scratch, nxt: I8) -> None:
     """``nxt``: the result (opponent to move) of the 0-ply best play :func:`best_of` just
     found for ``board``; the board passed over when no play was legal."""
-    n = s.res[0]
+    p = s.play
+    n = p.res[0]
     if n >= 2:
         for i in range(26):
-            nxt[i] = s.children[s.res[1], i]
+            nxt[i] = p.children[p.res[1], i]
     elif n == 1:
         for i in range(26):
-            nxt[i] = -s.w_out[0, 25 - i]
+            nxt[i] = -p.out[0, 25 - i]
     else:
         for i in range(26):
             nxt[i] = -board[25 - i]
@@ -148,12 +122,38 @@ def mover_after(board: I8, s: Scratch, net: Nets, nxt: I8, mine: F64) -> None:
     """:func:`result_of` into ``nxt`` and ``mine``: the mover's 0-ply probabilities after
     that play."""
     result_of(board, s, nxt)
-    if s.res[0] >= 2:
+    p = s.play
+    if p.res[0] >= 2:
         for c in range(5):
-            mine[c] = s.mover[s.res[1], c]
+            mine[c] = p.mover[p.res[1], c]
         return
     value_of(nxt, s, net, s.flip)
     invert_into(s.flip, mine)
+
+
+@jit
+def _average_start(child: I8, out: F64) -> bool:
+    """True when ``child``'s game is over (``out``: its exact probabilities); otherwise
+    ``out`` is zeroed for a roll-weighted sum and False."""
+    if over_probabilities(child, out):
+        return True
+    for c in range(5):
+        out[c] = 0.0
+    return False
+
+
+@jit
+def _reply_found(child: I8, r: int, caucasian: bool, s: Scratch, keys: I64, net: Nets) -> bool:
+    """:func:`best_of` of ``child`` with roll ``r`` of :data:`ROLLS`; False when it failed."""
+    return best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) == 0
+
+
+@jit
+def _add_weighted(out: F64, r: int, value: F64) -> None:
+    """``out += weight of roll r * value``."""
+    w = ROLL_WEIGHTS[r]
+    for c in range(5):
+        out[c] += w * value[c]
 
 
 @jit
@@ -163,17 +163,13 @@ def reply_average(child: I8, caucasian: bool, s: Scratch, keys: I64, net: Nets,
     exact when the game is over, else the roll-weighted mean of the side to move's figures
     after its 0-ply best play of each roll. ``child`` must not be one of ``s``'s arrays
     other than ``s.after``. Returns 0 or :data:`TOO_MANY`."""
-    if over_probabilities(child, out):
+    if _average_start(child, out):
         return 0
-    for c in range(5):
-        out[c] = 0.0
     for r in range(ROLLS.shape[0]):
-        if best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) != 0:
+        if not _reply_found(child, r, caucasian, s, keys, net):
             return TOO_MANY
         mover_after(child, s, net, s.nxt, s.mine)
-        w = ROLL_WEIGHTS[r]
-        for c in range(5):
-            out[c] += w * s.mine[c]
+        _add_weighted(out, r, s.mine)
     return 0
 
 
@@ -182,27 +178,23 @@ def two_ply_average(child: I8, caucasian: bool, s: Scratch, keys: I64, net: Nets
                     out: F64) -> int:
     """``out``: the 2-ply probabilities of ``child`` for its side to move (about to roll):
     exact when the game is over, else the roll-weighted mean, from its side, of the 1-ply
-    value of the result of its 0-ply best play of each roll. ``child`` must not be one of
-    ``s``'s arrays. Returns 0 or :data:`TOO_MANY`."""
-    if over_probabilities(child, out):
+    value (:func:`reply_average`) of the result of its 0-ply best play of each roll.
+    ``child`` must not be one of ``s``'s arrays. Returns 0 or :data:`TOO_MANY`."""
+    if _average_start(child, out):
         return 0
-    for c in range(5):
-        out[c] = 0.0
     for r in range(ROLLS.shape[0]):
-        if best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) != 0:
+        if not _reply_found(child, r, caucasian, s, keys, net):
             return TOO_MANY
         result_of(child, s, s.after)
         if reply_average(s.after, caucasian, s, keys, net, s.deep) != 0:
             return TOO_MANY
         invert_into(s.deep, s.flip)
-        w = ROLL_WEIGHTS[r]
-        for c in range(5):
-            out[c] += w * s.flip[c]
+        _add_weighted(out, r, s.flip)
     return 0
 
 
 @jit
-def survivors(n: int, eqs: F64, keep: int, window: float, taken: npt.NDArray[np.bool_],
+def survivors(n: int, eqs: F64, keep: int, window: float, taken: Bools,
               order: I64) -> int:
     """A move filter: ``order[:m]`` gets the indices of the (at most ``keep``) highest of
     ``eqs[:n]`` within ``window`` of the highest, highest first (the first on ties);
@@ -232,16 +224,16 @@ def survivors(n: int, eqs: F64, keep: int, window: float, taken: npt.NDArray[np.
 def best_deeper(ply: int, n: int, root: Scratch, keep: int, window: float, keep2: int,
                 window2: float, caucasian: bool, s: Scratch, keys: I64, net: Nets) -> int:
     """The index of the ``ply``-ply (1 or 2) best of the ``n`` plays :func:`best_of` left in
-    ``root`` (their flipped results in ``root.children``, 0-ply mover equities in
-    ``root.eqs``); ``s`` is the deeper levels' scratch. Returns :data:`TOO_MANY` when a
+    ``root`` (their flipped results in ``root.play.children``, 0-ply mover equities in
+    ``root.play.eqs``); ``s`` is the deeper levels' scratch. Returns :data:`TOO_MANY` when a
     reply has too many plays."""
     order = root.order
-    m = survivors(n, root.eqs, keep, window, root.taken, order)
+    m = survivors(n, root.play.eqs, keep, window, root.taken, order)
     if m < 2:
         return int(order[0])
     e1 = root.eq1
     for j in range(m):
-        if reply_average(root.children[order[j]], caucasian, s, keys, net, s.top) != 0:
+        if reply_average(root.play.children[order[j]], caucasian, s, keys, net, s.top) != 0:
             return TOO_MANY
         invert_into(s.top, s.flip)
         e1[j] = equity(s.flip)
@@ -253,7 +245,7 @@ def best_deeper(ply: int, n: int, root: Scratch, keep: int, window: float, keep2
             best_e = -1e300
             for j2 in range(m2):
                 idx = int(order[order2[j2]])
-                if two_ply_average(root.children[idx], caucasian, s, keys, net, s.top) != 0:
+                if two_ply_average(root.play.children[idx], caucasian, s, keys, net, s.top) != 0:
                     return TOO_MANY
                 invert_into(s.top, s.flip)
                 e = equity(s.flip)

@@ -27,25 +27,22 @@ searches per turn instead of one.
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from gbot.core._jit import jit
+from gbot.core.arrays import F32, F64, I8, I32, I64
 from gbot.core.bearoff import is_bearoff, side_ranks
+from gbot.core.bestplay import TOO_MANY as TOO_MANY
+from gbot.core.bestplay import Nets
 from gbot.core.expand import invert_into, over_probabilities
 from gbot.core.movegen import CAPACITY, TABLE_SIZE
 from gbot.core.oneply import best_deeper, best_of, mover_after, result_of, scratch, value_of
-
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
-I8 = npt.NDArray[np.int8]
-I64 = npt.NDArray[np.int64]
 
 MAX_PLIES = 2000
 """A trial still running after this many plies stops there (valued at 0-ply)."""
 
 OK = 0
-TOO_MANY = -1
-"""Return code: a position had more plays than the move generator's scratch holds."""
+"""Return code: every trial played (:data:`TOO_MANY`: a position had more plays than the
+move generator's scratch holds)."""
 
 END_OVER = 0
 """``ends[k, t]``: the game was played to its end."""
@@ -95,7 +92,7 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                  checker_ply: int, keep: int, window: float, keep2: int, window2: float,
                  esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
-                 hash_keys: I64, out: F64, plies: npt.NDArray[np.int32], ends: I8,
+                 hash_keys: I64, out: F64, plies: I32, ends: I8,
                  paths: I8) -> int:
     """Trials ``t0 .. t0 + n_trials - 1`` of each board ``boards[k]`` (side to move about to
     roll); ``keys[k]`` is the position's number in the dice hash.
@@ -112,7 +109,7 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     ``keep2``/``window2``) instead of 0-ply; the luck of a roll is still measured at 0-ply.
     The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
     Returns :data:`OK` or :data:`TOO_MANY`."""
-    net = (esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
+    net = Nets(esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
     s = scratch(CAPACITY, TABLE_SIZE)
     # the deeper search's own (the root's plays stay in s)
     deep = scratch(CAPACITY, TABLE_SIZE) if checker_ply > 0 else scratch(1, 1)
@@ -172,12 +169,12 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                         result_of(board, s, nxt)
                     if r != actual:
                         continue
-                    if checker_ply > 0 and s.res[0] >= 2:
-                        found = best_deeper(checker_ply, int(s.res[0]), s, keep, window,
+                    if checker_ply > 0 and s.play.res[0] >= 2:
+                        found = best_deeper(checker_ply, int(s.play.res[0]), s, keep, window,
                                             keep2, window2, caucasian, deep, hash_keys, net)
                         if found < 0:
                             return TOO_MANY
-                        chosen[:] = s.children[found]
+                        chosen[:] = s.play.children[found]
                     else:
                         chosen[:] = nxt
                 board[:] = chosen

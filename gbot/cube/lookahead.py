@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from gbot.core import cubemath as _core
 from gbot.core import cubetree, movegen, oneply
+from gbot.core.bestplay import Nets
 from gbot.cube.cubeful import (
     CubeContext,
     CubefulEquities,
@@ -117,16 +118,17 @@ _ROLLS = np.array(ROLLS, dtype=np.int64)
 _LOCAL = threading.local()
 
 
-def _kernel_nets(ev: Any) -> tuple[Any, ...] | None:
+def _kernel_nets(ev: Any) -> Nets | None:
     """The networks' and bear-off tables' arrays for :func:`gbot.core.cubetree.replies` when
     ``ev`` is a :class:`gbot.Evaluator` with exact bear-offs whose one-call kernels serve
     (they pick what ``ev.evaluate`` ranks best); None: search through ``ev.evaluate``."""
     if type(ev) is not Evaluator or ev.exact_bearoff is not True:
         return None
-    return ev.kernel_arrays(tables=True)
+    arrays = ev.kernel_arrays(tables=True)
+    return None if arrays is None else Nets(*arrays)
 
 
-def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: tuple[Any, ...]
+def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets
                     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
     """Per roll of :data:`ROLLS` the 0-ply best result (opponent's view) and the opponent's
     probabilities there, from :func:`gbot.core.cubetree.replies` (None if it cannot)."""

@@ -160,6 +160,12 @@ class _Scratch:
         self.rows = np.empty((cap, 26), dtype=np.int8)
         self.values = np.empty((cap, 5), dtype=np.float32)
         self.res = np.empty(2, dtype=np.int64)
+        ws = self.ws
+        self.play = _bp.PlayWork(self.children, self.probs, self.kinds, self.counts,
+                                 self.mover, self.eqs, self.rows, self.values, ws.out,
+                                 ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+                                 self.res)
+        """These arrays as :func:`gbot.core.bestplay.best_static` takes them."""
         # the gnubg server's one-call answers (gbot.core.answer)
         self.fields = np.empty(64, dtype=np.int64)
         self.reply = np.empty(128, dtype=np.uint8)
@@ -174,10 +180,7 @@ class _Scratch:
 def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
     """:func:`gbot.core.bestplay.best_static`'s arguments after the board, dice and rule
     switches, for scratch ``s`` and kernel arrays ``fast``."""
-    ws = s.ws
-    return (s.children, s.probs, s.kinds, s.counts, s.mover, s.eqs, s.rows, s.values, ws.out,
-            ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks, _mg.HASH_KEYS, *fast,
-            s.res)
+    return (s.play, _mg.HASH_KEYS, _bp.Nets(*fast))
 
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
