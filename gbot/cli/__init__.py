@@ -14,6 +14,7 @@ import click
 
 import gbot
 from gbot.cli.logs import check_log_file, setup_logging
+from gbot.cli.rules import rule_options
 from gbot.engine import Engine
 from gbot.errors import GbotError
 from gbot.match import Rules
@@ -46,19 +47,7 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
               help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
                    "static cube model, fastest).")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
-              help="Money games: gammons count only once the cube was turned (gnubg's default).")
-@click.option("--beavers/--no-beavers", default=True, show_default=True,
-              help="Money games: answer a double with a beaver when it is right.")
-@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
-              default="0", show_default=True, help="Highest cube value (0 = no cap).")
-@click.option("--no-cube", is_flag=True, help="Never double (the cube is off).")
-@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
-              default="backgammons", show_default=True,
-              help="What a game can be worth: single only, up to gammons, up to backgammons.")
-@click.option("--caucasian", is_flag=True,
-              help="Caucasian rule: a checker that hits in its home board may not join\n"
-                   "its own checkers later in the same turn.")
+@rule_options
 @click.option("--variation", type=click.Choice(["auto", "standard", "nackgammon", "hyper1",
                                                "hyper2", "hyper3"]),
               default="auto", show_default=True,
@@ -74,10 +63,8 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="Write a log (connections; every request with --verbose) to this file.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Log every request and reply (DEBUG for gbot's own loggers only).")
-def serve(listen: str, ply: int, cube_ply: int | None, jacoby: bool, beavers: bool,
-          cube_cap: str, no_cube: bool, end_mode: str, caucasian: bool, variation: str,
-          max_clients: int, idle_timeout: float,
-          log_file: str | None, verbose: bool) -> None:
+def serve(listen: str, ply: int, cube_ply: int | None, rules: Rules, variation: str,
+          max_clients: int, idle_timeout: float, log_file: str | None, verbose: bool) -> None:
     """Play for a gnubg seat: answer gnubg's external-player protocol on LISTEN.
 
     In gnubg: ``set player 1 external 127.0.0.1:31000``, then ``new match 5``. Stops cleanly
@@ -89,8 +76,6 @@ def serve(listen: str, ply: int, cube_ply: int | None, jacoby: bool, beavers: bo
     setup_logging(verbose, log_file, "%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         address = parse_address(listen)
-        rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                      jacoby=jacoby, beavers=beavers, caucasian=caucasian)
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
     engine = Engine(ply=ply, rules=rules, cube_ply=cube_ply)

@@ -15,6 +15,7 @@ import click
 
 from gbot.boardtext import draw
 from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
+from gbot.cli.rules import BEAVERS, CUBE_CAP, END_MODE, JACOBY, NO_CUBE
 from gbot.engine import Engine
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
 from gbot.hints import cube_hint, play_hints, take_hint
@@ -408,16 +409,11 @@ def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> Non
 @click.option("--name", default="you", show_default=True, help="Your name in the match file.")
 @click.option("--save", "save_paths", multiple=True, type=click.Path(dir_okay=False),
               help="Write the match to this .mat or .sgf file (repeatable).")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
-              help="Money: gammons count only once the cube was turned.")
-@click.option("--beavers/--no-beavers", default=True, show_default=True,
-              help="Money: the doubled side may beaver.")
-@click.option("--no-cube", is_flag=True, help="Play without the doubling cube.")
-@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
-              default="0", show_default=True, help="Highest cube value (0 = no cap).")
-@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
-              default="backgammons", show_default=True,
-              help="What a game can be worth: single only, up to gammons, up to backgammons.")
+@JACOBY
+@BEAVERS
+@NO_CUBE
+@CUBE_CAP
+@END_MODE
 def play(length: int, ply: int, seed: int | None, name: str, save_paths: tuple[str, ...],
          jacoby: bool, beavers: bool, no_cube: bool, cube_cap: str, end_mode: str) -> None:
     """Play a match against gbot in the terminal (type help at any prompt)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from gbot.cli.rules import BEAVERS, CAUCASIAN, CUBE_CAP, END_MODE, JACOBY
 from gbot.errors import GbotError
 from gbot.match import MAX_MATCH_LENGTH, Rules
 
@@ -48,17 +49,11 @@ grandmaster."""
               show_default=True, help="Where games run; ray needs the optional ray package.")
 @click.option("--ray-address", default=None, help="Ray cluster address (default: local).")
 @click.option("--cube/--no-cube", default=True, show_default=True, help="Play with the cube.")
-@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
-              default="0", show_default=True, help="Highest cube value (0 = no cap).")
-@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
-              default="backgammons", show_default=True, help="What a game can be worth.")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
-              help="Money: gammons count only once the cube was turned (gnubg's default).")
-@click.option("--beavers/--no-beavers", default=True, show_default=True,
-              help="Money: doubled side may beaver (gnubg's default).")
-@click.option("--caucasian", is_flag=True,
-              help="Caucasian rule: a checker that hits in its home board may not "
-              "join its own checkers later in the same turn.")
+@CUBE_CAP
+@END_MODE
+@JACOBY
+@BEAVERS
+@CAUCASIAN
 @click.option("--draw-last-roll", is_flag=True,
               help="Draw variant: the other side gets one last roll to draw.")
 @click.option("--opener", type=click.Choice(["roll", "loser", "alternate"]), default="roll",

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from gbot.cli.rules import rule_options
 from gbot.errors import GbotError
 from gbot.match import Rules
 
@@ -24,16 +25,7 @@ def _host_port(listen: str) -> tuple[str, int]:
 @click.option("--listen", default="127.0.0.1:8080", show_default=True, help="HOST:PORT.")
 @click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Default look-ahead of every request (a request may ask for 0-2).")
-@click.option("--jacoby/--no-jacoby", default=True, show_default=True,
-              help="Default for money games: gammons count only once the cube was turned.")
-@click.option("--beavers/--no-beavers", default=True, show_default=True,
-              help="Default for money games: beavers allowed.")
-@click.option("--cube-cap", type=click.Choice(["0", "2", "4", "8", "16", "32", "64"]),
-              default="0", show_default=True, help="Default highest cube value (0 = no cap).")
-@click.option("--no-cube", is_flag=True, help="Default: the cube is off.")
-@click.option("--end-mode", type=click.Choice(["single", "gammons", "backgammons"]),
-              default="backgammons", show_default=True, help="Default game-end mode.")
-@click.option("--caucasian", is_flag=True, help="Default: the Caucasian move rule.")
+@rule_options
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Worker threads for the engine (look-ahead requests get half).")
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=20.0, show_default=True,
@@ -41,8 +33,7 @@ def _host_port(listen: str) -> tuple[str, int]:
 @click.option("--max-body", type=click.IntRange(256, 1 << 20), default=16384,
               show_default=True, help="Largest request body in bytes (413 beyond).")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request.")
-def web(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cube: bool,
-        end_mode: str, caucasian: bool, threads: int, timeout: float, max_body: int,
+def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_body: int,
         verbose: bool) -> None:
     """Serve the HTTP API (wildbg's GET /move and /eval, gbot's POST /hint, /eval, /cube)
     and the web page on LISTEN. Needs the web extra: pip install gbot[web].
@@ -61,8 +52,6 @@ def web(listen: str, ply: int, jacoby: bool, beavers: bool, cube_cap: str, no_cu
 
     host, port = _host_port(listen)
     try:
-        rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                      jacoby=jacoby, beavers=beavers, caucasian=caucasian)
         service = Service(rules=rules, ply=ply)
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
