@@ -4,44 +4,37 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from gbot.core import _jit
+from gbot.core.jit import STAMP_NAME, core_fingerprint, drop_stale_cache
 
 
-def _fake_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _fake_core(tmp_path: Path) -> Path:
     core = tmp_path / "core"
     cache = core / "__pycache__"
     cache.mkdir(parents=True)
     (core / "encode.py").write_text("N = 14\n")
     (core / "forward.py").write_text("from encode import N\n")
-    monkeypatch.setattr(_jit, "_CORE", core)
-    monkeypatch.setattr(_jit, "_CACHE", cache)
-    monkeypatch.setattr(_jit, "_STAMP", cache / "gbot-core.fingerprint")
     return core
 
 
-def test_cache_survives_while_sources_are_unchanged(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    core = _fake_core(tmp_path, monkeypatch)
-    _jit._drop_stale_cache()
+def test_cache_survives_while_sources_are_unchanged(tmp_path: Path) -> None:
+    core = _fake_core(tmp_path)
+    drop_stale_cache(core)
     kernel = core / "__pycache__" / "forward.kernel-10.py311.nbi"
     kernel.write_bytes(b"index")
-    _jit._drop_stale_cache()
+    drop_stale_cache(core)
     assert kernel.exists()
 
 
-def test_edit_to_one_module_drops_every_cached_kernel(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    core = _fake_core(tmp_path, monkeypatch)
-    _jit._drop_stale_cache()
-    before = _jit.core_fingerprint()
+def test_edit_to_one_module_drops_every_cached_kernel(tmp_path: Path) -> None:
+    core = _fake_core(tmp_path)
+    drop_stale_cache(core)
+    before = core_fingerprint(core)
     cached = [core / "__pycache__" / n for n in ("forward.kernel-10.py311.nbi",
                                                  "forward.kernel-10.py311.1.nbc")]
     for f in cached:
         f.write_bytes(b"machine code")
     (core / "encode.py").write_text("N = 17\n")      # forward.py itself is untouched
-    assert _jit.core_fingerprint() != before
-    _jit._drop_stale_cache()
+    assert core_fingerprint(core) != before
+    drop_stale_cache(core)
     assert not any(f.exists() for f in cached)
-    assert _jit._STAMP.read_text().strip() == _jit.core_fingerprint()
+    assert (core / "__pycache__" / STAMP_NAME).read_text().strip() == core_fingerprint(core)

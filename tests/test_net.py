@@ -216,7 +216,7 @@ def test_td_kernel_deterministic_and_learning() -> None:
 
 def test_td_forward_matches_numpy() -> None:
     from gbot.core.encode import encode
-    from gbot.core.td import _forward
+    from gbot.core.td import net_outputs
     from gbot.train.fit import evaluate_arrays
     from gbot.train.td import init_weights
 
@@ -224,7 +224,7 @@ def test_td_forward_matches_numpy() -> None:
     x = encode(START)[0]
     h = np.zeros(24)
     p = np.zeros(5)
-    _forward(x, w["w1"], w["b1"], w["w2"], w["b2"], h, p)
+    net_outputs(x, w["w1"], w["b1"], w["w2"], w["b2"], h, p)
     ref = evaluate_arrays({k: v.astype(np.float32) for k, v in w.items()}, "sigmoid", x[None])
     assert np.allclose(p, ref[0], atol=1e-5)
 

@@ -35,7 +35,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gbot.core._jit import jit
 from gbot.core.arrays import F64, I8, I64, U8
 from gbot.core.bestplay import Nets, PlayWork, best_static, static_values
 from gbot.core.boardline import (
@@ -69,6 +68,7 @@ from gbot.core.cubemath import (
     response_of,
 )
 from gbot.core.facts import checkers_left, class_and_pips, contact
+from gbot.core.jit import jit
 from gbot.core.notation import format_steps_into
 
 __all__ = ["DOUBLE", "FALLBACK", "MOVE", "NEED_CUBE", "NEED_MATCH", "ROLL", "Nets", "Settings",

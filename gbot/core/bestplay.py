@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gbot.core._jit import jit
 from gbot.core.arrays import F32, F64, I8, I32, I64
 from gbot.core.bearoff import race_probabilities
 from gbot.core.expand import (
@@ -29,6 +28,7 @@ from gbot.core.expand import (
     static_kinds,
 )
 from gbot.core.forward import forward_batch
+from gbot.core.jit import jit
 from gbot.core.movegen import generate
 
 TOO_MANY = -1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
+from gbot.core.jit import jit
 
 Board = npt.NDArray[np.int8]
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.cubemath import OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT
+from gbot.core.jit import jit
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
 from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
 

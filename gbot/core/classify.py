@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.board import Board
+from gbot.core.jit import jit
 
 OVER = 0
 BEAROFF = 1

@@ -32,12 +32,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
+from gbot.core.arrays import F64
 from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
 from gbot.core.facts import class_and_pips
+from gbot.core.jit import jit
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
-
-F64 = npt.NDArray[np.float64]
 
 # -- probability slots: (win, win gammon, win backgammon, lose gammon, lose backgammon) ------
 WIN = 0

@@ -8,10 +8,10 @@ the turn (the board itself, seen by the opponent).
 
 from __future__ import annotations
 
-from gbot.core._jit import jit
 from gbot.core.arrays import F64, I8, I64
 from gbot.core.bestplay import Nets
 from gbot.core.expand import invert_into
+from gbot.core.jit import jit
 from gbot.core.oneply import Scratch, best_of, result_of, value_of
 
 

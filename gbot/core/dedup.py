@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
+from gbot.core.jit import jit
 
 _EMPTY = -1
 

@@ -61,8 +61,8 @@ import functools
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.board import Board
+from gbot.core.jit import jit
 
 Inputs = npt.NDArray[np.float32]
 

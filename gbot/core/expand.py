@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.bearoff import is_bearoff
 from gbot.core.board import N_CHECKERS, Board
+from gbot.core.jit import jit
 from gbot.core.movegen import generate
 
 Probs = npt.NDArray[np.float64]

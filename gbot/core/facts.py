@@ -5,9 +5,9 @@ Boards use the layout of :mod:`gbot.core.board` (side to move = positive, moving
 
 from __future__ import annotations
 
-from gbot.core._jit import jit
 from gbot.core.board import Board
 from gbot.core.classify import classify
+from gbot.core.jit import jit
 
 
 @jit

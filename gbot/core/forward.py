@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit, jit_fast
+from gbot.core.arrays import F32, F64
 from gbot.core.board import Board
 from gbot.core.classify import BEAROFF, OVER, RACE, classify
 from gbot.core.encode import (
@@ -34,9 +34,7 @@ from gbot.core.encode import (
     SLOTS,
     feature_counts,
 )
-
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
+from gbot.core.jit import jit, jit_fast
 
 ACT_SIGMOID = 0
 ACT_RELU = 1

@@ -21,14 +21,14 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.board import Board
+from gbot.core.jit import jit
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _inline(fn: _F) -> _F:
-    """:func:`gbot.core._jit.jit` with the kernel inlined into its callers at numba's level:
+    """:func:`gbot.core.jit.jit` with the kernel inlined into its callers at numba's level:
     the small per-step helpers below are called several times per step, and a call that
     passes arrays costs more than their work."""
     return cast(_F, numba.njit(cache=True, nogil=True, error_model="numpy",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
 from gbot.core.board import Board
+from gbot.core.jit import jit
 
 MAX_STEPS = 4
 TEXT_SIZE = 96

@@ -23,10 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gbot.core._jit import jit
 from gbot.core.arrays import F32, F64, I8, I64, Bools
 from gbot.core.bestplay import TOO_MANY, Nets, PlayWork, best_static, static_values
 from gbot.core.expand import ROLL_WEIGHTS, ROLLS, equity, invert_into, over_probabilities
+from gbot.core.jit import jit
 from gbot.core.movegen import MAX_STEPS
 
 __all__ = ["TOO_MANY", "Nets", "Scratch", "best_deeper", "best_of", "mover_after",

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gbot.core._jit import jit
 from gbot.core.arrays import F32, F64, I8, I32, I64
 from gbot.core.bearoff import is_bearoff, side_ranks
 from gbot.core.bestplay import TOO_MANY as TOO_MANY
 from gbot.core.bestplay import Nets
 from gbot.core.expand import invert_into, over_probabilities
+from gbot.core.jit import jit
 from gbot.core.movegen import CAPACITY, TABLE_SIZE
 from gbot.core.oneply import best_deeper, best_of, mover_after, result_of, scratch, value_of
 

@@ -14,20 +14,18 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core._jit import jit
+from gbot.core.arrays import F32, F64
 from gbot.core.board import START, Board
 from gbot.core.encode import N_INPUTS, encode_into
+from gbot.core.jit import jit
 from gbot.core.movegen import HASH_KEYS, generate
-
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 SWAP = np.array([0, 3, 4, 1, 2])
 
 
 @jit
-def _forward(x: F32, w1: F64, b1: F64, w2: F64, b2: F64, h: F64, p: F64) -> None:
+def net_outputs(x: F32, w1: F64, b1: F64, w2: F64, b2: F64, h: F64, p: F64) -> None:
     """Hidden activations ``h`` and outputs ``p`` of inputs ``x`` (skips zero inputs)."""
     hidden = b1.shape[0]
     for u in range(hidden):
@@ -126,7 +124,7 @@ def td_games(n_games: int, seed: int, w1: F64, b1: F64, w2: F64, b2: F64, alpha:
         for _ply in range(2000):
             # value of the current position (side to move), gradients into the traces
             encode_into(board, esc, x)
-            _forward(x, w1, b1, w2, b2, h, p)
+            net_outputs(x, w1, b1, w2, b2, h, p)
             _to_frame(p, frame, cur)
             for o in range(5):
                 g = p[o] * (1.0 - p[o])
@@ -171,7 +169,7 @@ def td_games(n_games: int, seed: int, w1: F64, b1: F64, w2: F64, b2: F64, alpha:
                         eq = 1e9
                     else:
                         encode_into(cand, esc, x)
-                        _forward(x, w1, b1, w2, b2, h, tmp)
+                        net_outputs(x, w1, b1, w2, b2, h, tmp)
                         eq = -(tmp[0] * 2.0 - 1.0 + tmp[1] - tmp[3] + tmp[2] - tmp[4])
                     if (pick < 0 and eq > best_eq) or k == pick:
                         best_eq = eq
@@ -186,7 +184,7 @@ def td_games(n_games: int, seed: int, w1: F64, b1: F64, w2: F64, b2: F64, alpha:
                 _to_frame(tmp, frame, nxt_f)
             else:
                 encode_into(best_board, esc, x)
-                _forward(x, w1, b1, w2, b2, h, tmp)
+                net_outputs(x, w1, b1, w2, b2, h, tmp)
                 _to_frame(tmp, not frame, nxt_f)
             for o in range(5):
                 delta = alpha * (nxt_f[o] - cur[o])

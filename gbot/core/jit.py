@@ -18,38 +18,42 @@ import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_CORE = Path(__file__).resolve().parent
-_CACHE = _CORE / "__pycache__"
-_STAMP = _CACHE / "gbot-core.fingerprint"
+CORE = Path(__file__).resolve().parent
+"""The folder of :mod:`gbot.core`'s sources."""
+STAMP_NAME = "gbot-core.fingerprint"
+"""The file in the cache folder that holds the fingerprint the cached kernels belong to."""
 
 
-def core_fingerprint() -> str:
-    """A digest of every source file of :mod:`gbot.core` (names and contents)."""
+def core_fingerprint(core: Path = CORE) -> str:
+    """A digest of every source file of the folder ``core`` (names and contents)."""
     h = hashlib.sha256()
-    for path in sorted(_CORE.glob("*.py")):
+    for path in sorted(core.glob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def _drop_stale_cache() -> None:
-    """Delete cached kernels compiled from other versions of the core sources."""
+def drop_stale_cache(core: Path = CORE) -> None:
+    """Delete the cached kernels in ``core/__pycache__`` compiled from other versions of the
+    sources in ``core`` (and note the current fingerprint there)."""
+    cache = core / "__pycache__"
+    stamp_file = cache / STAMP_NAME
     try:
-        stamp = core_fingerprint()
-        if _STAMP.is_file() and _STAMP.read_text(encoding="ascii").strip() == stamp:
+        stamp = core_fingerprint(core)
+        if stamp_file.is_file() and stamp_file.read_text(encoding="ascii").strip() == stamp:
             return
-        _CACHE.mkdir(exist_ok=True)
+        cache.mkdir(exist_ok=True)
         for pattern in ("*.nbi", "*.nbc"):
-            for f in _CACHE.glob(pattern):
+            for f in cache.glob(pattern):
                 f.unlink(missing_ok=True)
-        tmp = _STAMP.with_name(f"{_STAMP.name}.{os.getpid()}")
+        tmp = stamp_file.with_name(f"{STAMP_NAME}.{os.getpid()}")
         tmp.write_text(stamp + "\n", encoding="ascii")
-        tmp.replace(_STAMP)
+        tmp.replace(stamp_file)
     except OSError:
         pass   # a read-only install: numba's own per-file check is all there is
 
 
-_drop_stale_cache()
+drop_stale_cache()
 
 
 def jit(fn: F) -> F:
