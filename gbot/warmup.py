@@ -3,8 +3,8 @@ the first question, in about the same time at every ply, and said when it is com
 
 The numba kernels of :mod:`gbot.core` are compiled on first use and cached in
 ``gbot/core/__pycache__``; a later process loads them from there. Deeper searches use the same
-kernels as a 1-ply one, so the warm-up asks its questions at 1 ply at most (a 4-ply warm-up
-question would take tens of seconds and load nothing more).
+kernels as a 1-ply one, so the warm-up asks its questions at 1 ply at most, cube look-ahead
+included (a 4-ply warm-up question would take minutes and load nothing more).
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 __all__ = ["KERNEL_MODULES", "kernels_cached", "warm_engine", "warm_ply"]
 
 CORE = Path(__file__).resolve().parent / "core"
-KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer")
+KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer", "oneply",
+                  "cubetree")
 """Kernel modules every server start-up calls directly (their cache indexes say whether the
 kernels were compiled)."""
 WARM_PLY = 1
-"""The deepest look-ahead the warm-up questions use."""
+"""The deepest look-ahead the warm-up questions use, for checker play and for the cube (a
+cube look-ahead of 1 ply calls every kernel a deeper one calls)."""
 
 
 def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
@@ -43,11 +45,14 @@ def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
 
 
 def warm_ply(engine: Engine) -> Engine:
-    """``engine`` itself at 0 or 1 ply, else a copy (same evaluator and rules) at 1 ply."""
-    if engine.ply <= WARM_PLY:
+    """``engine`` itself when its checker play and its cube look ahead 1 ply at most, else a
+    copy (same evaluator and rules) that looks :data:`WARM_PLY` ahead where ``engine`` looks
+    deeper (:attr:`Engine.ply`, :attr:`Engine.cube_ply`)."""
+    if engine.ply <= WARM_PLY and engine.cube_ply <= WARM_PLY:
         return engine
     twin = engine.with_rules(engine.rules)
-    twin.ply = WARM_PLY
+    twin.ply = min(engine.ply, WARM_PLY)
+    twin.cube_ply = min(engine.cube_ply, WARM_PLY)
     return twin
 
 

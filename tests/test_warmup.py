@@ -16,8 +16,23 @@ def test_deep_engine_warms_through_a_one_ply_copy() -> None:
     twin = warmup.warm_ply(deep)
     assert twin is not deep and twin.ply == 1 and deep.ply == 4
     assert twin.evaluator is deep.evaluator and twin.rules is deep.rules
-    shallow = Engine(ply=1)
+    shallow = Engine(ply=1, cube_ply=1)
     assert warmup.warm_ply(shallow) is shallow
+
+
+@pytest.mark.parametrize(("ply", "cube_ply", "warm"), [
+    (0, None, (0, 1)), (2, None, (1, 1)), (3, None, (1, 1)), (4, None, (1, 1)),
+    (4, 0, (1, 0)), (0, 0, (0, 0)), (0, 4, (0, 1))])
+def test_warm_up_cube_look_ahead_is_one_ply_at_most(ply: int, cube_ply: int | None,
+                                                    warm: tuple[int, int]) -> None:
+    # a cube question at --ply 4 looked 4 plies ahead (minutes at start-up; issue 14)
+    engine = Engine(ply=ply, cube_ply=cube_ply)
+    twin = warmup.warm_ply(engine)
+    assert (twin.ply, twin.cube_ply) == warm
+    assert (engine.ply, engine.cube_ply) == (ply, cube_ply if cube_ply is not None
+                                             else max(ply, 2))
+    # the fast path (0-ply engines) keeps its kind: cube look-ahead on or off
+    assert (twin.cube_ply > 0) == (engine.cube_ply > 0)
 
 
 def test_cache_index_older_than_source_or_missing_is_cold(tmp_path: Path,
@@ -45,9 +60,10 @@ def test_cache_index_older_than_source_or_missing_is_cold(tmp_path: Path,
 def test_says_what_compiles_only_when_cold(cold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(warmup, "kernels_cached", lambda *a: not cold)
     said: list[str] = []
-    asked: list[int] = []
-    spent = warmup.warm_engine(Engine(ply=3), lambda e: asked.append(e.ply), said.append)
-    assert asked == [1] and spent >= 0.0
+    asked: list[tuple[int, int]] = []
+    spent = warmup.warm_engine(Engine(ply=3), lambda e: asked.append((e.ply, e.cube_ply)),
+                               said.append)
+    assert asked == [(1, 1)] and spent >= 0.0
     if cold:
         assert len(said) == 2 and "compiling" in said[0] and "ready in" in said[1]
     else:
