@@ -12,7 +12,14 @@ Note: ``gbot serve`` decides cubes with its 2-ply look-ahead (``Engine.cube_ply`
 here looks ``--ply`` plies ahead for cubes too, so the cube questions past gbot's no-double
 screen cost gbot more than the checker play does; ``--cube-ply 0`` times both at 0-ply.
 
-    python3 scripts/bench_server.py [--boards 1000] [--ply 0] [--json out.json]
+Beside the round trips it prints each server's CPU time per question (user + system of the
+server process over the timed questions, from ``/proc``): on a loaded machine the round trip
+also counts waiting for a core, the CPU time is what the server itself spends. ``--floor``
+adds a third server to the rotation: a bare Python echo server (one blocking thread per
+connection, ``recv`` and one ``sendall`` of a fixed reply), the floor of Python's socket I/O
+on this machine; gbot's CPU per question minus the floor's is its protocol and engine work.
+
+    python3 scripts/bench_server.py [--boards 1000] [--ply 0] [--floor] [--json out.json]
 
 Exit status 0 when the target is met, 1 when it is not, 2 when a server cannot start.
 """
@@ -33,6 +40,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import gnubg_harness  # noqa: E402
+from bench_startup import cpu_seconds  # noqa: E402
+
+ECHO_SERVER = """
+import socket, sys, threading
+def client(conn):
+    with conn:
+        while conn.recv(8192):
+            conn.sendall(b"roll\\n")
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept()
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    threading.Thread(target=client, args=(c,), daemon=True).start()
+"""
+"""The floor server of ``--floor``: Python's blocking socket loop with no work per line."""
 
 
 def captured_boards(limit: int) -> list[str]:
@@ -96,6 +121,14 @@ def start_gbot(ply: int, cube_ply: int | None = None) -> tuple[subprocess.Popen[
     return proc, int(ready.split("listening on 127.0.0.1:")[1].split()[0])
 
 
+def start_echo() -> tuple[subprocess.Popen[str], int]:
+    """:data:`ECHO_SERVER` on an ephemeral loopback port."""
+    proc = subprocess.Popen([sys.executable, "-c", ECHO_SERVER], stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    return proc, int(proc.stdout.readline())
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -117,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cube-ply", type=int, default=None,
                     help="gbot serve --cube-ply (e.g. 0: the cube at gnubg's --ply too)")
     ap.add_argument("--warmup", type=int, default=30)
+    ap.add_argument("--floor", action="store_true",
+                    help="also time a bare Python echo server (the socket I/O floor)")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
     boards = captured_boards(args.boards)
@@ -124,35 +159,49 @@ def main(argv: list[str] | None = None) -> int:
         print("gnubg is not installed (Debian package 'gnubg')", file=sys.stderr)
         return 2
     gbot_proc, gbot_port = start_gbot(args.ply, args.cube_ply)
+    echo_proc, echo_port = start_echo() if args.floor else (None, 0)
     gnubg_addr = f"127.0.0.1:{free_port()}"
     kinds: dict[str, int] = {}
+    times: dict[str, list[float]] = {"gbot": [], "gnubg": []}
+    if echo_proc is not None:
+        times["floor"] = []
+    cpu: dict[str, float] = {}
     try:
-        with gnubg_harness.GnubgServer(gnubg_addr, plies=args.ply):
-            ours = LineClient("127.0.0.1", gbot_port)
-            theirs = LineClient("127.0.0.1", int(gnubg_addr.rsplit(":", 1)[1]))
+        with gnubg_harness.GnubgServer(gnubg_addr, plies=args.ply) as gnubg:
+            assert gnubg.proc is not None
+            pids = {"gbot": gbot_proc.pid, "gnubg": gnubg.proc.pid}
+            clients = {"gbot": LineClient("127.0.0.1", gbot_port),
+                       "gnubg": LineClient("127.0.0.1", int(gnubg_addr.rsplit(":", 1)[1]))}
+            if echo_proc is not None:
+                pids["floor"] = echo_proc.pid
+                clients["floor"] = LineClient("127.0.0.1", echo_port)
+            names = list(clients)
             for line in boards[:args.warmup]:
-                ours.ask(line)
-                theirs.ask(line)
-            t_gbot: list[float] = []
-            t_gnubg: list[float] = []
+                for c in clients.values():
+                    c.ask(line)
+            cpu = {k: -cpu_seconds(pid) for k, pid in pids.items()}
             for i, line in enumerate(boards):
-                first, second = (ours, theirs) if i % 2 == 0 else (theirs, ours)
-                r1, s1 = first.ask(line)
-                r2, s2 = second.ask(line)
-                (t_gbot if first is ours else t_gnubg).append(s1)
-                (t_gbot if second is ours else t_gnubg).append(s2)
-                reply = r1 if first is ours else r2
-                if reply.startswith("Error"):
-                    raise SystemExit(f"gbot answered {reply!r} to {line!r}")
-                kind = "move" if "/" in reply or reply == "" else reply.split()[0]
-                kinds[kind] = kinds.get(kind, 0) + 1
-            ours.close()
-            theirs.close()
+                k = i % len(names)
+                for name in names[k:] + names[:k]:      # each server first in turn
+                    reply, seconds = clients[name].ask(line)
+                    times[name].append(seconds)
+                    if name == "gbot":
+                        if reply.startswith("Error"):
+                            raise SystemExit(f"gbot answered {reply!r} to {line!r}")
+                        kind = "move" if "/" in reply or reply == "" else reply.split()[0]
+                        kinds[kind] = kinds.get(kind, 0) + 1
+            cpu = {k: (v + cpu_seconds(pids[k])) / len(boards) for k, v in cpu.items()}
+            for c in clients.values():
+                c.close()
     finally:
         gbot_proc.terminate()
         gbot_proc.wait(10)
-    figures = {"boards": len(boards), "ply": args.ply, "gbot": summary(t_gbot),
-               "gnubg": summary(t_gnubg), "gbot_reply_kinds": kinds}
+        if echo_proc is not None:
+            echo_proc.terminate()
+            echo_proc.wait(10)
+    figures = {"boards": len(boards), "ply": args.ply, "gbot_reply_kinds": kinds}
+    for name, ts in times.items():
+        figures[name] = {**summary(ts), "cpu_us_per_question": 1e6 * cpu[name]}
     g, r = figures["gbot"], figures["gnubg"]
     assert isinstance(g, dict) and isinstance(r, dict)
     ratios = {k: r[k] / g[k] for k in ("median_ms", "p99_ms")}   # > 1: gbot is faster
@@ -160,12 +209,12 @@ def main(argv: list[str] | None = None) -> int:
     figures["ratio_gnubg_over_gbot"] = ratios
     figures["target_met"] = ok
     print(f"{len(boards)} captured boards, {args.ply}-ply, round trip per question (ms)")
-    print(f"{'server':8} {'median':>8} {'p99':>8} {'mean':>8} {'max':>8}")
-    for name in ("gbot", "gnubg"):
+    print(f"{'server':8} {'median':>8} {'p99':>8} {'mean':>8} {'max':>8} {'cpu us/q':>9}")
+    for name in times:
         f = figures[name]
         assert isinstance(f, dict)
         print(f"{name:8} {f['median_ms']:8.3f} {f['p99_ms']:8.3f} {f['mean_ms']:8.3f} "
-              f"{f['max_ms']:8.3f}")
+              f"{f['max_ms']:8.3f} {f['cpu_us_per_question']:9.1f}")
     print(f"gbot replies: {kinds}")
     print(f"ratio gnubg/gbot: median {ratios['median_ms']:.2f}x, p99 {ratios['p99_ms']:.2f}x "
           "(target >= 1x both)")
