@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,3 +35,16 @@ def gnubg_binary() -> str | None:
     """Path of Debian's gnubg, if installed."""
     return shutil.which("gnubg") or (
         "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
+
+
+def run_gnubg_script(exe: str, script: str, cases: Any, folder: Path) -> Any:
+    """Run the Python ``script`` inside gnubg (``exe -t -q -p``) in ``folder``: it reads
+    ``cases`` (JSON) from the file named by ``$GBOT_CASES`` and writes its answer (JSON) to
+    ``$GBOT_OUT``; returns that answer."""
+    (folder / "cases.json").write_text(json.dumps(cases))
+    (folder / "script.py").write_text(script)
+    env = {"GBOT_CASES": str(folder / "cases.json"), "GBOT_OUT": str(folder / "out.json"),
+           "HOME": str(folder), "PATH": "/usr/bin:/bin"}
+    subprocess.run([exe, "-t", "-q", "-p", str(folder / "script.py")], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
+    return json.loads((folder / "out.json").read_text())

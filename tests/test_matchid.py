@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import ast
 import base64
-import json
 import random
 import string
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from gbot.errors import MatchIdError
 from gbot.match import CENTRE, GameState, MatchState, Rules
 from gbot.notations import match_id
 from gbot.notations.match_id import MatchIdFields
-from tests.conftest import gnubg_binary, read_jsonl, shared_path
+from tests.conftest import gnubg_binary, read_jsonl, run_gnubg_script, shared_path
 
 
 def _vectors() -> list[dict[str, Any]]:
@@ -290,13 +288,7 @@ def test_random_fields_agree_with_live_gnubg(tmp_path: Path) -> None:
             "doubled": int(doubled), "resigned": resigned, "dice": dice,
             "match_length": length, "score": score, "jacoby": int(rng.random() < 0.5),
         })
-    (tmp_path / "cases.json").write_text(json.dumps(cases))
-    (tmp_path / "script.py").write_text(_GNUBG_SCRIPT)
-    env = {"GBOT_CASES": str(tmp_path / "cases.json"), "GBOT_OUT": str(tmp_path / "out.json"),
-           "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([exe, "-t", "-q", "-p", str(tmp_path / "script.py")], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
-    got = json.loads((tmp_path / "out.json").read_text())
+    got = run_gnubg_script(exe, _GNUBG_SCRIPT, cases, tmp_path)
     assert len(got) == len(cases)
     for case, mid in zip(cases, got, strict=True):
         f = MatchIdFields(**{**case, "dice": tuple(case["dice"]), "score": tuple(case["score"])})

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import random
 import string
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from gbot.notations import match_id
 from gbot.notations.match_id import MatchIdFields
 from gbot.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
 from gbot.position import Position
-from tests.conftest import gnubg_binary, read_jsonl, shared_path
+from tests.conftest import gnubg_binary, read_jsonl, run_gnubg_script, shared_path
 from tests.strategies import boards
 
 OPENING = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
@@ -292,13 +290,7 @@ def test_random_xgids_load_like_live_gnubg(tmp_path: Path) -> None:
         pytest.skip("gnubg not installed")
     cases = _random_xgids(120, 20240612)
     texts = [format_xgid(p, s) for p, s in cases]
-    (tmp_path / "cases.json").write_text(json.dumps(texts))
-    (tmp_path / "script.py").write_text(_GNUBG_SCRIPT)
-    env = {"GBOT_CASES": str(tmp_path / "cases.json"), "GBOT_OUT": str(tmp_path / "out.json"),
-           "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([exe, "-t", "-q", "-p", str(tmp_path / "script.py")], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
-    got = json.loads((tmp_path / "out.json").read_text())
+    got = run_gnubg_script(exe, _GNUBG_SCRIPT, texts, tmp_path)
     assert len(got) == len(texts)
     for text, (pid, mid) in zip(texts, got, strict=True):
         pos, state = as_loaded_by_gnubg(*parse_xgid(text))
