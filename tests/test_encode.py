@@ -12,6 +12,7 @@ from gbot.core import classify as C
 from gbot.core import encode as E
 from gbot.core.board import START, flip_py
 from gbot.notations import position_id
+from tests.handboards import board_of
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 
@@ -22,15 +23,6 @@ def _heldout() -> tuple[np.ndarray, list[str]]:
     boards = np.stack([position_id.decode(r["position_id"]) for r in rows])
     return boards, [r["class"] for r in rows]
 
-
-def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """Board from {my point: n} and {my point: n opponent checkers} (25 = my bar, 0 = theirs)."""
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[p] = -n
-    return b
 
 
 def _features(b: np.ndarray) -> np.ndarray:
@@ -69,7 +61,7 @@ def test_start_features() -> None:
 
 
 def test_bar_and_off_counts() -> None:
-    b = _board({25: 2, 6: 3}, {0: 1, 20: 4})
+    b = board_of({25: 2, 6: 3}, {0: 1, 20: 4})
     x = E.encode(b)[0]
     assert list(x[4 * 24: 4 * 25]) == [1, 1, 0, 0]                # my bar
     assert x[E.OFF_AT] == pytest.approx(10 / 15)
@@ -140,13 +132,13 @@ CLASSIC_SHOTS = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10:
 @pytest.mark.parametrize(("distance", "count"), sorted(CLASSIC_SHOTS.items()))
 def test_direct_and_indirect_shot_numbers(distance: int, count: int) -> None:
     """The well-known shot counts for one shooter and one blot, nothing in between."""
-    b = _board({1 + distance: 1}, {1: 1})     # distance 24: shooting from the bar
+    b = board_of({1 + distance: 1}, {1: 1})     # distance 24: shooting from the bar
     assert round(_features(b)[E.SHOTS] * 36) == count
 
 
 def test_blocks_stop_indirect_shots() -> None:
     # shooter on 10, blot on 4 (6 away); opponent points on 8, 7, 6 block 2-4, 3-3 and 2-2
-    b = _board({10: 1}, {4: 1, 8: 2, 7: 2, 6: 2})
+    b = board_of({10: 1}, {4: 1, 8: 2, 7: 2, 6: 2})
     assert round(_features(b)[E.SHOTS] * 36) == 11 + 2
 
 
@@ -174,7 +166,7 @@ def test_pip_loss_and_double_shots_by_hand() -> None:
     # my shooter on 24, their blots on my 20 (4 away: 15 rolls) and my 18 (6 away: 17 rolls);
     # 5 rolls hit either (4-2, 2-4, 6-4, 4-6, 2-2): 27 rolls, the 20-blot (20 pips travelled)
     # first on its 15, the 18-blot on the other 12
-    b = _board({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
+    b = board_of({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
     f = _features(b)
     assert round(f[E.SHOTS] * 36) == 27
     assert round(f[E.PIP_LOSS] * 36 * 12) == 20 * 15 + 18 * 12
@@ -191,15 +183,15 @@ def test_break_contact_by_hand() -> None:
     f = _features(START)
     for side in (0, 1):   # every checker must pass the rearmost opposing checker on point 1
         assert round(f[side * E.N_FEATURES + E.BREAK_CONTACT] * 100) == 167 - 15
-    b = _board({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
+    b = board_of({24: 1, 6: 14}, {20: 1, 18: 1, 1: 13})
     assert round(f[E.BREAK_CONTACT] * 100) == 152
     g = _features(b)
     assert round(g[E.BREAK_CONTACT] * 100) == (24 - 1) + 14 * (6 - 1)   # all past their 1
     assert round(g[E.N_FEATURES + E.BREAK_CONTACT] * 100) == (24 - 20) + (24 - 18) + 13 * 23
-    race = _board({6: 5, 5: 5}, {20: 5, 19: 5})
+    race = board_of({6: 5, 5: 5}, {20: 5, 19: 5})
     r = _features(race)
     assert r[E.BREAK_CONTACT] == 0.0 and r[E.N_FEATURES + E.BREAK_CONTACT] == 0.0
-    bar = _board({25: 1, 6: 14}, {0: 1, 19: 14})
+    bar = board_of({25: 1, 6: 14}, {0: 1, 19: 14})
     h = _features(bar)
     assert round(h[E.BREAK_CONTACT] * 100) == 25 + 14 * 6   # their checker on the bar: all mine
     assert round(h[E.N_FEATURES + E.BREAK_CONTACT] * 100) == 25 + 14 * 6
@@ -247,7 +239,7 @@ def test_start_features_added_in_v8() -> None:
 
 def test_new_features_by_hand() -> None:
     # me: 3 on 1, 4 on 2, 4 on 3, 1 on 5, 2 on bar; them: 4 on my 4, 2 on my 20, 9 off
-    b = _board({1: 3, 2: 4, 3: 4, 5: 1, 25: 2}, {4: 4, 20: 2})
+    b = board_of({1: 3, 2: 4, 3: 4, 5: 1, 25: 2}, {4: 4, 20: 2})
     f = _features(b)
     # bar: 24..19 minus 20 -> 5; 5: 3,2,1 (4 held) -> 3; 3: 2,1 -> 2; 2: 1 -> 1
     assert round(f[E.MOBILITY] * 36) == 5 + 3 + 2 + 1
@@ -262,7 +254,7 @@ def test_new_features_by_hand() -> None:
     assert round(f[E.N_FEATURES + E.MOBILITY] * 36) == 6 + 4
     assert round(f[E.N_FEATURES + E.OUTFIELD] * 6) == 0
     assert round(f[E.N_FEATURES + E.WASTAGE] * 20) == 2        # their 4- and 6-points empty
-    held = _board({7: 2, 9: 2, 18: 3, 19: 2, 6: 6}, {1: 15})
+    held = board_of({7: 2, 9: 2, 18: 3, 19: 2, 6: 6}, {1: 15})
     assert round(_features(held)[E.OUTFIELD] * 6) == 3         # 7, 9, 18 (19 is not)
 
 
@@ -293,16 +285,16 @@ def test_class_constants() -> None:
 
 @pytest.mark.parametrize(("board", "cls"), [
     (START, C.CONTACT),
-    (_board({6: 5, 5: 5, 4: 5}, {}), C.OVER),
-    (_board({}, {20: 3}), C.OVER),
-    (_board({6: 5, 5: 5, 1: 2}, {19: 4, 24: 3}), C.BEAROFF),
-    (_board({7: 1, 5: 5}, {20: 4}), C.RACE),
-    (_board({6: 5}, {7: 1, 24: 2}), C.RACE),             # the armies have passed
-    (_board({6: 5}, {5: 1, 24: 2}), C.CRASHED),          # one opposing checker still behind
-    (_board({10: 2, 6: 5, 5: 4}, {8: 1, 20: 4, 21: 4}), C.CONTACT),
-    (_board({25: 1, 6: 5, 5: 5}, {20: 4, 19: 4}), C.CONTACT),   # on the bar: contact
-    (_board({1: 8, 2: 5, 20: 2}, {18: 5, 19: 5, 12: 5}), C.CRASHED),
-    (_board({24: 2, 6: 5, 8: 5, 13: 3}, {1: 2, 2: 2}), C.CRASHED),   # opponent has 4 left
+    (board_of({6: 5, 5: 5, 4: 5}, {}), C.OVER),
+    (board_of({}, {20: 3}), C.OVER),
+    (board_of({6: 5, 5: 5, 1: 2}, {19: 4, 24: 3}), C.BEAROFF),
+    (board_of({7: 1, 5: 5}, {20: 4}), C.RACE),
+    (board_of({6: 5}, {7: 1, 24: 2}), C.RACE),             # the armies have passed
+    (board_of({6: 5}, {5: 1, 24: 2}), C.CRASHED),          # one opposing checker still behind
+    (board_of({10: 2, 6: 5, 5: 4}, {8: 1, 20: 4, 21: 4}), C.CONTACT),
+    (board_of({25: 1, 6: 5, 5: 5}, {20: 4, 19: 4}), C.CONTACT),   # on the bar: contact
+    (board_of({1: 8, 2: 5, 20: 2}, {18: 5, 19: 5, 12: 5}), C.CRASHED),
+    (board_of({24: 2, 6: 5, 8: 5, 13: 3}, {1: 2, 2: 2}), C.CRASHED),   # opponent has 4 left
 ])
 def test_classify_hand_positions(board: np.ndarray, cls: int) -> None:
     assert C.classify(board) == cls

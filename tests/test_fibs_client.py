@@ -46,6 +46,7 @@ from gbot.testing.fibs_server import (
     apply_steps,
     parse_fibs_steps,
 )
+from tests.handboards import board_of_own as board_of
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -53,14 +54,6 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 # =========================================================================== helpers
 
 
-def board_of(me: dict[int, int], opp: dict[int, int]) -> tuple[int, ...]:
-    """A board seen by the side to move: ``me``/``opp`` map own point numbers to checkers."""
-    b = [0] * 26
-    for p, n in me.items():
-        b[p] += n
-    for p, n in opp.items():
-        b[25 - p] -= n
-    return tuple(b)
 
 
 def fibs_line(pos: Position | Sequence[int], dice: tuple[int, int] = (0, 0), *,

@@ -27,17 +27,11 @@ from gbot.testing.fibs_server import (
     apply_steps,
     parse_fibs_steps,
 )
+from tests.handboards import board_of_own as board_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def board_of(me: dict[int, int], opp: dict[int, int]) -> tuple[int, ...]:
-    b = [0] * 26
-    for p, n in me.items():
-        b[p] += n
-    for p, n in opp.items():
-        b[25 - p] -= n
-    return tuple(b)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from gbot.core.board import START, checkers, flip, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch
 from gbot.notations import position_id
 from tests.conftest import read_jsonl, shared_path
+from tests.handboards import board_of
 from tests.oracle.naive_movegen import legal_results
 from tests.randomplay import random_positions, random_race_positions
 
@@ -106,40 +107,31 @@ def test_races_and_bear_offs_against_oracles() -> None:
 
 # --- hand-checked rules ------------------------------------------------------------------
 
-def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """My checkers by my point number (25 = bar); theirs by MY point number (0 = their bar)."""
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[p] = -n
-    return b
-
 
 def _results(b: np.ndarray, d1: int, d2: int, caucasian: bool = False) -> set[tuple[int, ...]]:
     return {tuple(int(x) for x in r) for r in legal_boards(b, d1, d2, caucasian)}
 
 
 def test_dance_when_both_entry_points_closed() -> None:
-    b = _board({25: 1, 6: 14}, {20: 2, 22: 2, 1: 11})
+    b = board_of({25: 1, 6: 14}, {20: 2, 22: 2, 1: 11})
     assert len(legal_boards(b, 5, 3)) == 0
 
 
 def test_bar_first_then_other_die() -> None:
-    b = _board({25: 1, 13: 14}, {20: 2, 1: 13})
+    b = board_of({25: 1, 13: 14}, {20: 2, 1: 13})
     # the 5 cannot enter (my 20 is closed); the 3 enters on 22, then the 5 is played
-    want = {_key(_board({17: 1, 13: 14}, {20: 2, 1: 13})),
-            _key(_board({22: 1, 13: 13, 8: 1}, {20: 2, 1: 13}))}
+    want = {_key(board_of({17: 1, 13: 14}, {20: 2, 1: 13})),
+            _key(board_of({22: 1, 13: 13, 8: 1}, {20: 2, 1: 13}))}
     assert _results(b, 5, 3) == want
 
 
 def test_larger_die_forced_when_only_one_playable() -> None:
     # 14/8/7 and 14/13/7 both end on the closed 7; the checkers on 1 may not bear off
-    b = _board({14: 1, 1: 14}, {7: 2, 20: 13})
-    assert _results(b, 6, 1) == {_key(_board({8: 1, 1: 14}, {7: 2, 20: 13}))}
+    b = board_of({14: 1, 1: 14}, {7: 2, 20: 13})
+    assert _results(b, 6, 1) == {_key(board_of({8: 1, 1: 14}, {7: 2, 20: 13}))}
     # the smaller die alone is legal only when the larger cannot be played
-    b2 = _board({14: 1, 1: 14}, {8: 2, 7: 2, 20: 11})
-    assert _results(b2, 6, 1) == {_key(_board({13: 1, 1: 14}, {8: 2, 7: 2, 20: 11}))}
+    b2 = board_of({14: 1, 1: 14}, {8: 2, 7: 2, 20: 11})
+    assert _results(b2, 6, 1) == {_key(board_of({13: 1, 1: 14}, {8: 2, 7: 2, 20: 11}))}
 
 
 def _key(b: np.ndarray) -> tuple[int, ...]:
@@ -147,14 +139,14 @@ def _key(b: np.ndarray) -> tuple[int, ...]:
 
 
 def test_bear_off_with_larger_die_only_from_highest_point() -> None:
-    b = _board({4: 1, 2: 1}, {20: 15})
+    b = board_of({4: 1, 2: 1}, {20: 15})
     res = _results(b, 6, 5)
     # 6 bears off the 4 (highest), then 5 bears off the 2: all off
     assert res == {tuple([0] * 20 + [-15] + [0] * 5)}
 
 
 def test_must_play_both_dice_if_possible() -> None:
-    b = _board({8: 1, 6: 14}, {7: 2, 1: 13})
+    b = board_of({8: 1, 6: 14}, {7: 2, 1: 13})
     # 8/7 blocked; 8/5 ok with 3; then 1 from 5 -> 4 ok, or 6/5
     for r in _results(b, 3, 1):
         moved = sum(abs(int(a) - int(c)) for a, c in zip(r, b, strict=True))
@@ -162,14 +154,14 @@ def test_must_play_both_dice_if_possible() -> None:
 
 
 def test_hit_sends_blot_to_bar() -> None:
-    b = _board({13: 15}, {10: 1, 1: 14})
+    b = board_of({13: 15}, {10: 1, 1: 14})
     res = _results(b, 3, 1)
     hit = [r for r in res if r[10] == 1]
     assert hit and all(r[0] == -1 for r in hit)
 
 
 def test_hit_during_bear_off_must_reenter_first() -> None:
-    b = _board({25: 1, 3: 14}, {22: 1, 1: 14})
+    b = board_of({25: 1, 3: 14}, {22: 1, 1: 14})
     for r in _results(b, 6, 3):
         assert r[25] == 0  # entered with one die (19 open via 6, 22 blot via 3)
         assert sum(max(int(x), 0) for x in r[1:26]) == 15  # nothing borne off
@@ -179,34 +171,34 @@ def test_hit_during_bear_off_must_reenter_first() -> None:
 
 def test_caucasian_hitter_may_not_join_own_point() -> None:
     # hit on my 4 with the 2 (6/4*), then the hitter may not continue 4/3 onto my checkers on 3
-    b = _board({6: 1, 3: 2, 13: 12}, {4: 1, 1: 14})
+    b = board_of({6: 1, 3: 2, 13: 12}, {4: 1, 1: 14})
     std = _results(b, 2, 1)
     cau = _results(b, 2, 1, caucasian=True)
-    hitter_joins = tuple(int(x) for x in _board({3: 3, 13: 12}, {0: 1, 1: 14}))
+    hitter_joins = tuple(int(x) for x in board_of({3: 3, 13: 12}, {0: 1, 1: 14}))
     assert hitter_joins in std
     assert hitter_joins not in cau
     assert cau < std
 
 
 def test_caucasian_hitter_may_move_to_empty_point_or_off() -> None:
-    b = _board({6: 1, 5: 14}, {4: 1, 0: 0, 20: 14})
+    b = board_of({6: 1, 5: 14}, {4: 1, 0: 0, 20: 14})
     # all home: 6/4* then the hitter 4/3 onto an empty point is fine
-    onto_empty = tuple(int(x) for x in _board({3: 1, 5: 14}, {0: 1, 20: 14}))
+    onto_empty = tuple(int(x) for x in board_of({3: 1, 5: 14}, {0: 1, 20: 14}))
     assert onto_empty in _results(b, 2, 1, caucasian=True)
     # 6/4* then 4/off with a 4 is fine (bearing off)
-    off = tuple(int(x) for x in _board({5: 14}, {0: 1, 20: 14}))
+    off = tuple(int(x) for x in board_of({5: 14}, {0: 1, 20: 14}))
     assert off in _results(b, 2, 4, caucasian=True)
 
 
 def test_caucasian_other_checker_may_cover_hitter() -> None:
-    b = _board({6: 1, 5: 1, 13: 13}, {4: 1, 1: 14})
-    covered = tuple(int(x) for x in _board({4: 2, 13: 13}, {0: 1, 1: 14}))
+    b = board_of({6: 1, 5: 1, 13: 13}, {4: 1, 1: 14})
+    covered = tuple(int(x) for x in board_of({4: 2, 13: 13}, {0: 1, 1: 14}))
     assert covered in _results(b, 2, 1, caucasian=True)
 
 
 def test_caucasian_hit_outside_home_board_is_unrestricted() -> None:
-    b = _board({12: 1, 9: 2, 13: 12}, {10: 1, 1: 14})
-    joins = tuple(int(x) for x in _board({9: 3, 13: 12}, {0: 1, 1: 14}))
+    b = board_of({12: 1, 9: 2, 13: 12}, {10: 1, 1: 14})
+    joins = tuple(int(x) for x in board_of({9: 3, 13: 12}, {0: 1, 1: 14}))
     assert joins in _results(b, 2, 1, caucasian=True)
 
 
@@ -247,6 +239,6 @@ def test_flip_is_an_involution_on_start() -> None:
 
 def test_blocked_start_has_no_play() -> None:
     # mover on the bar against a closed board
-    b = _board({25: 2, 13: 13}, {i: 2 for i in range(19, 25)} | {1: 3})
+    b = board_of({25: 2, 13: 13}, {i: 2 for i in range(19, 25)} | {1: 3})
     for d1, d2 in itertools.product(range(1, 7), repeat=2):
         assert len(legal_boards(b, d1, d2)) == 0

@@ -15,6 +15,7 @@ from gbot.core.board import START, flip_py
 from gbot.errors import WeightsError
 from gbot.eval.net import Networks
 from gbot.notations import position_id
+from tests.handboards import board_of
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -39,14 +40,6 @@ def heldout() -> tuple[np.ndarray, np.ndarray]:
                       for r in rows])
     return boards, probs
 
-
-def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[p] = -n
-    return b
 
 
 def test_default_loads(nets: Networks) -> None:
@@ -101,19 +94,19 @@ def test_probabilities_consistent(nets: Networks, heldout: tuple) -> None:
 
 def test_no_backgammon_without_stragglers(nets: Networks) -> None:
     # race, opponent has nothing in my home board: I cannot win a backgammon
-    b = _board({6: 5, 5: 5, 4: 5}, {7: 5, 12: 5, 20: 5})
+    b = board_of({6: 5, 5: 5, 4: 5}, {7: 5, 12: 5, 20: 5})
     assert C.classify(b) == C.RACE
     assert nets.evaluate(b)[0, 2] == 0.0
 
 
 @pytest.mark.parametrize(("board", "expected"), [
-    (_board({}, {20: 5}), (1, 0, 0, 0, 0)),                 # I have borne off; they have too
-    (_board({}, {20: 15}), (1, 1, 0, 0, 0)),                # gammon
-    (_board({}, {20: 14, 3: 1}), (1, 1, 1, 0, 0)),          # backgammon: straggler in my home
-    (_board({}, {0: 1, 20: 14}), (1, 1, 1, 0, 0)),          # backgammon: on the bar
-    (_board({5: 2}, {}), (0, 0, 0, 0, 0)),                  # the opponent has borne off
-    (_board({5: 15}, {}), (0, 0, 0, 1, 0)),
-    (_board({20: 14, 25: 1}, {}), (0, 0, 0, 1, 1)),
+    (board_of({}, {20: 5}), (1, 0, 0, 0, 0)),                 # I have borne off; they have too
+    (board_of({}, {20: 15}), (1, 1, 0, 0, 0)),                # gammon
+    (board_of({}, {20: 14, 3: 1}), (1, 1, 1, 0, 0)),          # backgammon: straggler in my home
+    (board_of({}, {0: 1, 20: 14}), (1, 1, 1, 0, 0)),          # backgammon: on the bar
+    (board_of({5: 2}, {}), (0, 0, 0, 0, 0)),                  # the opponent has borne off
+    (board_of({5: 15}, {}), (0, 0, 0, 1, 0)),
+    (board_of({20: 14, 25: 1}, {}), (0, 0, 0, 1, 1)),
 ])
 def test_finished_games_exact(nets: Networks, board: np.ndarray, expected: tuple) -> None:
     assert tuple(nets.evaluate(board)[0]) == expected
@@ -132,7 +125,7 @@ def test_heldout_error_bound(nets: Networks, heldout: tuple, cls_name: str) -> N
 
 def test_better_side_scores_better(nets: Networks) -> None:
     """A far-ahead race is a near-certain win; the same position seen by the loser is not."""
-    b = _board({1: 3, 2: 2}, {24: 5, 13: 5, 12: 5})
+    b = board_of({1: 3, 2: 2}, {24: 5, 13: 5, 12: 5})
     assert nets.evaluate(b)[0, 0] > 0.99
     assert nets.evaluate(flip_py(b))[0, 0] < 0.01
 

@@ -11,16 +11,12 @@ import pytest
 import gbot
 from gbot.eval.bearoff import two_sided_win
 from gbot.rollout import Rollout, RolloutError, RolloutSettings, rollout_boards
+from tests.handboards import board_of_own
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
     """Board from my points (1..24) and the opponent's own points (1..24)."""
-    b = np.zeros(26, dtype=np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[25 - p] = -n
-    return b
+    return np.array(board_of_own(mine, theirs), dtype=np.int8)
 
 
 BEAR = _board({6: 2, 5: 1, 3: 2}, {6: 1, 4: 2, 2: 2})      # 5 checkers a side, both in table
