@@ -87,12 +87,11 @@ class _Calls:
 
     __slots__ = ("fast", "work", "answer", "match")
 
-    def __init__(self, path: FastPath, fast: tuple[Any, ...]) -> None:
+    def __init__(self, path: FastPath, fast: _an.Nets) -> None:
         s = path.evaluator.scratch()
         self.fast = fast
         self.work = _an.Work(s.play, _mg.HASH_KEYS, s.fields, s.reply, s.info)
-        nets = _an.Nets(*fast)
-        self.answer = Bound(_an.answer_board, (path.settings, nets, self.work))
+        self.answer = Bound(_an.answer_board, (path.settings, fast, self.work))
         self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}
         """match_play and match_cube per cube situation, bound to its two sides'
         :class:`gbot.core.answer.Situation`."""
@@ -102,8 +101,7 @@ class _Calls:
         hit = self.match.get(key)
         if hit is None:
             mine, theirs = path.situations(key)
-            nets = self.answer.tail[1]
-            hit = (Bound(_an.match_play, (path.settings, nets, self.work, theirs)),
+            hit = (Bound(_an.match_play, (path.settings, self.fast, self.work, theirs)),
                    Bound(_an.match_cube, (self.work, mine)))
             if len(self.match) > 4096:
                 self.match.clear()

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import httpx  # noqa: E402
-from bench_server import captured_boards  # noqa: E402
+from bench_server import captured_boards, free_port  # noqa: E402
+from bench_startup import cpu_seconds  # noqa: E402
 
 import gbot  # noqa: E402
 from gbot.web.service import Service  # noqa: E402
@@ -83,18 +83,6 @@ def summary(times: list[float]) -> dict[str, float]:
     ms = sorted(t * 1000.0 for t in times)
     p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
     return {"median_ms": statistics.median(ms), "p99_ms": p99, "mean_ms": statistics.fmean(ms)}
-
-
-def process_cpu(pid: int) -> float:
-    """CPU seconds (user + system) a process has used, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_web(port: int, threads: int) -> subprocess.Popen[bytes]:
@@ -150,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             for q in queries[:args.warmup]:
                 c.get("/move", params=q)
             t_http: list[float] = []
-            c0 = process_cpu(proc.pid)
+            c0 = cpu_seconds(proc.pid)
             for q, want in zip(queries, replies, strict=True):
                 t0 = time.perf_counter()
                 r = c.get("/move", params=q)
@@ -159,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"HTTP {r.status_code} for {q}: {r.text}")
                 if r.json()["moves"][0]["play"] != want["moves"][0]["play"]:
                     raise SystemExit(f"HTTP and in-process answers differ for {q}")
-            cpu_http = (process_cpu(proc.pid) - c0) / len(queries)
+            cpu_http = (cpu_seconds(proc.pid) - c0) / len(queries)
 
         errors: list[str] = []
         done = [0] * args.clients

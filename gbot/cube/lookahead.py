@@ -124,8 +124,7 @@ def _kernel_nets(ev: Any) -> Nets | None:
     (they pick what ``ev.evaluate`` ranks best); None: search through ``ev.evaluate``."""
     if type(ev) is not Evaluator or ev.exact_bearoff is not True:
         return None
-    arrays = ev.kernel_arrays(tables=True)
-    return None if arrays is None else Nets(*arrays)
+    return ev.kernel_arrays(tables=True)
 
 
 def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets

@@ -63,11 +63,9 @@ from gbot.position import Dice, Play, Position, check_dice
 
 _log = logging.getLogger("gbot.eval")
 
-_F32 = npt.NDArray[np.float32]
-_I64 = npt.NDArray[np.int64]
 _Memo = dict[bytes, tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]]
 """One root decision's reply picks by board bytes (see :meth:`Evaluator._pick`)."""
-_KernelArgs = tuple[_I64, _I64, _F32, _F32, _F32, _F32, int, _F32, _F32, _F32, _I64]
+_KernelArgs = _bp.Nets
 """What the kernels of :mod:`gbot.core.bestplay` take after their scratch arrays: the
 networks' forward-pass arrays, then the bear-off tables' (empty until needed)."""
 
@@ -180,7 +178,7 @@ class _Scratch:
 def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
     """:func:`gbot.core.bestplay.best_static`'s arguments after the board, dice and rule
     switches, for scratch ``s`` and kernel arrays ``fast``."""
-    return (s.play, _mg.HASH_KEYS, _bp.Nets(*fast))
+    return (s.play, _mg.HASH_KEYS, fast)
 
 
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
@@ -217,7 +215,7 @@ def _kernel_args(nets: BoardEvaluator) -> _KernelArgs | None:
 
     try:
         empty = np.empty((0, 0), dtype=np.float32)
-        args: _KernelArgs = (*nets.kernel_args(), empty, empty, empty, _bk.BINOM)
+        args = _bp.Nets(*nets.kernel_args(), empty, empty, empty, _bk.BINOM)
         boards = np.array([decode(pid) for pid in _CHECK_IDS], dtype=np.int8)
         boards = np.concatenate([boards, -boards[:, ::-1]])
         n = boards.shape[0]
@@ -329,7 +327,7 @@ class Evaluator:
         scratch arrays, or None where the general path must be used (see :meth:`_fast`).
         ``tables``: with the bear-off tables loaded (otherwise they may still be empty)."""
         args = self._fast()
-        if args is None or not tables or args[7].size:
+        if args is None or not tables or args.dist.size:
             return args
         return self._with_tables(args)
 
@@ -356,8 +354,8 @@ class Evaluator:
         """``args`` with the bear-off tables in (kept for later calls once in use)."""
 
         t = tables()
-        new: _KernelArgs = (*args[:7], t.rolls, t.gammon, t.two_sided, args[10])
-        if isinstance(self._kernel_args, tuple):
+        new = args._replace(dist=t.rolls, gdist=t.gammon, two=t.two_sided)
+        if isinstance(self._kernel_args, _bp.Nets):
             self._kernel_args = new
         return new
 
@@ -678,7 +676,7 @@ class Evaluator:
             ply = self._check_ply(ply)
         if ply == 0:
             fast = self._kernel_args
-            if type(fast) is tuple or (fast is None and (fast := self._fast()) is not None):
+            if type(fast) is _bp.Nets or (fast is None and (fast := self._fast()) is not None):
                 return d, 0, fast
         return d, ply, None
 
