@@ -56,6 +56,20 @@ def test_close_candidate_groups_are_the_rolls(tmp_path: Path) -> None:
     assert load_groups(out) is None          # nothing labelled yet: rows would not line up
 
 
+def test_close_candidate_groups_of_one_class(tmp_path: Path) -> None:
+    from gbot.core.classify import NAMES, classify_many
+
+    sp = _selfplay(tmp_path)
+    boards, played, groups = T.close_candidate_groups([sp], 0.08)
+    cls = classify_many(boards)
+    for name in ("contact", "race"):
+        b, p, g = T.close_candidate_groups([sp], 0.08, name)
+        mask = cls == NAMES.index(name)
+        assert 0 < b.shape[0] < boards.shape[0]          # both classes occur in two games
+        assert np.array_equal(b, boards[mask]) and np.array_equal(p, played[mask])
+        assert np.array_equal(g, groups[mask])
+
+
 def test_teacher_labels_resume_and_match_the_teacher(tmp_path: Path) -> None:
     sp = _selfplay(tmp_path)
     boards, _ = T.close_candidates([sp], 0.05)

@@ -328,15 +328,21 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
               default=None, help="gbot teacher: networks to search with (default: shipped)")
 @click.option("--seed", default=5, show_default=True)
+@click.option("--class", "only_class", type=click.Choice(["any", "contact", "crashed", "race"]),
+              default="any", show_default=True,
+              help="keep only candidates of this class (the network they train)")
 def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, margin: float,
-            limit: int, workers: int, weights: Path | None, seed: int) -> None:
+            limit: int, workers: int, weights: Path | None, seed: int, only_class: str) -> None:
     """Label close decisions from play with a deeper teacher (resumable, parallel)."""
     from gbot.train import teacher as T
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
-        boards, played, groups = T.close_candidate_groups(list(src), margin)
+        boards, played, groups = T.close_candidate_groups(list(src), margin, only_class)
+        if boards.shape[0] == 0:
+            raise click.UsageError(f"--src holds no close {only_class} candidates")
         n = T.prepare(out, boards, limit, seed, groups)
-        log(f"chose {n} positions ({int(played.sum())} played, margin {margin}) from "
+        kind = "" if only_class == "any" else f"{only_class} "
+        log(f"chose {n} {kind}positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
     T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core.classify import NAMES, classify_many
 from gbot.eval.evaluator import Evaluator
 from gbot.train.bgsage_bridge import Bgsage
 from gbot.train.label import prepare
@@ -46,11 +47,13 @@ def close_candidates(folders: list[Path], margin: float
     return boards, played
 
 
-def close_candidate_groups(folders: list[Path], margin: float
+def close_candidate_groups(folders: list[Path], margin: float, only_class: str = "any"
                            ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_],
                                       npt.NDArray[np.int64]]:
     """:func:`close_candidates` with the decision each board belongs to: boards of one roll
-    of one game share a group number (numbered from 0 in order of appearance)."""
+    of one game share a group number (numbered from 0 in order of appearance). With
+    ``only_class`` (a name of :data:`gbot.core.classify.NAMES`) only boards of that class are
+    kept, so that the labels go to the one network that evaluates them."""
     boards, played, groups = [], [], []
     base = 0
     for folder in folders:
@@ -68,6 +71,8 @@ def close_candidate_groups(folders: list[Path], margin: float
             best = np.maximum.reduceat(mover, starts)
             group = np.cumsum(new_group) - 1
             keep = f | (best[group] - mover <= margin)
+            if only_class != "any":
+                keep &= classify_many(b) == NAMES.index(only_class)
             boards.append(b[keep])
             played.append(f[keep])
             groups.append(base + group[keep])
