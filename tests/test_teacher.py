@@ -56,6 +56,26 @@ def test_close_candidate_groups_are_the_rolls(tmp_path: Path) -> None:
     assert load_groups(out) is None          # nothing labelled yet: rows would not line up
 
 
+def test_groups_of_a_folder_still_being_labelled(tmp_path: Path) -> None:
+    from gbot.train.label import load, load_groups
+
+    sp = _selfplay(tmp_path)
+    boards, _, groups = T.close_candidate_groups([sp], 10.0)
+    out = tmp_path / "t"
+    T.prepare(out, boards, 40, seed=1, groups=groups)
+    T.run(out, "gnubg-nn", 0, workers=1, chunk=15, log=lambda m: None)   # 15 + 15 + 10 rows
+    with np.load(out / "positions.npz") as z:
+        chosen = z["group"]
+    assert np.array_equal(load_groups(out), chosen)
+    (out / "label-00001.npz").unlink()                # a gap: chunks 0 and 2 are labelled
+    b, _ = load(out)
+    got = load_groups(out, b.shape[0])
+    assert got is not None and np.array_equal(got, np.r_[chosen[:15], chosen[30:]])
+    assert load_groups(out, b.shape[0] + 1) is None   # rows that do not line up
+    (out / "label-00000.npz").unlink()                # only the short last chunk: size unknown
+    assert load_groups(out) is None
+
+
 def test_close_candidate_groups_of_one_class(tmp_path: Path) -> None:
     from gbot.core.classify import NAMES, classify_many
 

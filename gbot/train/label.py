@@ -63,20 +63,30 @@ def run(out: Path, plies: int, chunk: int = 5000,
 
 
 def load_groups(out: Path, rows: int | None = None) -> npt.NDArray[np.int64] | None:
-    """The decision group of each row of :func:`load` (``None`` when the folder has none, or
-    when not every chunk is labelled yet, so rows and groups would not line up). ``rows``:
-    how many rows :func:`load` gave, if the caller has them (else the chunks are counted)."""
+    """The decision group of each row of :func:`load` (``None`` when the folder has none).
+    A folder still being labelled gives the groups of its labelled chunks, in :func:`load`'s
+    order: chunk ``c`` must hold the chosen positions from ``c * size`` on (``size`` the
+    longest chunk), else, as when ``rows`` (the rows :func:`load` gave) differs, ``None``."""
     with np.load(out / "positions.npz") as z:
         if "group" not in z.files:
             return None
         groups = z["group"].astype(np.int64)
-    if rows is None:
-        rows = 0
-        for path in sorted(out.glob("label-*.npz")):
-            if ".tmp" not in path.name:
-                with np.load(path) as z:
-                    rows += int(z["boards"].shape[0])
-    return groups if rows == groups.shape[0] else None
+        chosen = z["boards"]
+    chunks = []
+    for path in sorted(out.glob("label-*.npz")):
+        if ".tmp" not in path.name:
+            with np.load(path) as z:
+                chunks.append((int(path.stem.split("-")[1]), z["boards"]))
+    if rows is not None and rows != sum(b.shape[0] for _, b in chunks):
+        return None
+    size = max((b.shape[0] for _, b in chunks), default=0)
+    parts = []
+    for c, b in chunks:
+        lo = c * size
+        if not np.array_equal(chosen[lo:lo + b.shape[0]], b):
+            return None
+        parts.append(groups[lo:lo + b.shape[0]])
+    return np.concatenate(parts) if parts else None
 
 
 def load(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
