@@ -286,6 +286,17 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
                        probs[:10].astype(np.float32), configs, tmp_path, only=("race",))
 
 
+def test_recipe_carries_the_loss_weights_to_every_network() -> None:
+    from gbot.train.fit import FitConfig
+    from gbot.train.supervised import default_configs
+
+    configs = default_configs(epochs=9, lr=1e-3, rank_weight=2.0, equity_weight=1.5)
+    assert set(configs) == {"contact", "crashed", "race"}
+    assert all(c.rank_weight == 2.0 and c.equity_weight == 1.5 for c in configs.values())
+    assert configs["crashed"].epochs == 3 and configs["crashed"].lr == pytest.approx(2.5e-4)
+    assert default_configs()["contact"].equity_weight == FitConfig().equity_weight
+
+
 def test_rank_term_sees_only_errors_relative_to_the_decision() -> None:
     torch = pytest.importorskip("torch")
     from gbot.train.fit import EQUITY_W, group_order, rank_loss

@@ -255,6 +255,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
 @click.option("--rank-weight", default=0.0, show_default=True,
               help="weight of the rank term (equity errors relative to the decision's mean) "
                    "on data sets with decision groups (teacher folders)")
+@click.option("--equity-weight", default=0.25, show_default=True, type=click.FloatRange(0.0),
+              help="weight of the squared money-equity error beside the probabilities' MSE")
 @click.option("--only", "only", multiple=True,
               type=click.Choice(["contact", "crashed", "race"]),
               help="fit just this network (repeatable); the others are --init's")
@@ -266,7 +268,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
               show_default=True)
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
-               lr: float, lr_final: float, rank_weight: float, only: tuple[str, ...],
+               lr: float, lr_final: float, rank_weight: float, equity_weight: float,
+               only: tuple[str, ...],
                finetune: bool, workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.eval.net import Networks
@@ -298,7 +301,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                 next_group += int(local.max()) + 1 if local.size else 0
     vb, vp = D.load_npz(val)
     configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final,
-                              rank_weight=rank_weight)
+                              rank_weight=rank_weight, equity_weight=equity_weight)
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
                                   init=Networks.load(init) if init else None,
