@@ -65,9 +65,6 @@ _log = logging.getLogger("gbot.eval")
 
 _Memo = dict[bytes, tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]]
 """One root decision's reply picks by board bytes (see :meth:`Evaluator._pick`)."""
-_KernelArgs = _bp.Nets
-"""What the kernels of :mod:`gbot.core.bestplay` take after their scratch arrays: the
-networks' forward-pass arrays, then the bear-off tables' (empty until needed)."""
 
 Probabilities = tuple[float, float, float, float, float]
 """``(win, win_g, win_bg, lose_g, lose_bg)`` of the side to move."""
@@ -175,7 +172,7 @@ class _Scratch:
         self.ws_bytes = self.ws.i8.data
 
 
-def _best_args(s: _Scratch, fast: _KernelArgs) -> tuple[Any, ...]:
+def _best_args(s: _Scratch, fast: _bp.Nets) -> tuple[Any, ...]:
     """:func:`gbot.core.bestplay.best_static`'s arguments after the board, dice and rule
     switches, for scratch ``s`` and kernel arrays ``fast``."""
     return (s.play, _mg.HASH_KEYS, fast)
@@ -207,7 +204,7 @@ _CHECK_IDS = ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwF
 """Positions of every class on which the one-call kernels must reproduce the networks."""
 
 
-def _kernel_args(nets: BoardEvaluator) -> _KernelArgs | None:
+def _kernel_args(nets: BoardEvaluator) -> _bp.Nets | None:
     """:meth:`Evaluator._fast`'s arrays for ``nets``, or None when the kernels cannot stand in
     for ``nets.evaluate`` (other networks, or a forward pass that no longer matches)."""
     if type(nets) is not Networks:
@@ -282,7 +279,7 @@ class Evaluator:
         self.prune_keep = prune_keep
         self._lock = threading.Lock()
         self._local = threading.local()
-        self._kernel_args: _KernelArgs | None | bool = None   # None: not yet known
+        self._kernel_args: _bp.Nets | None | bool = None   # None: not yet known
 
     def __repr__(self) -> str:
         src = repr(os.fspath(self._path)) if self._path is not None else ""
@@ -322,7 +319,7 @@ class Evaluator:
         """This thread's buffers for the one-call kernels (:mod:`gbot.fastreply`)."""
         return self._scratch()
 
-    def kernel_arrays(self, tables: bool = False) -> _KernelArgs | None:
+    def kernel_arrays(self, tables: bool = False) -> _bp.Nets | None:
         """The networks' and bear-off tables' arrays the one-call kernels take after their
         scratch arrays, or None where the general path must be used (see :meth:`_fast`).
         ``tables``: with the bear-off tables loaded (otherwise they may still be empty)."""
@@ -331,7 +328,7 @@ class Evaluator:
             return args
         return self._with_tables(args)
 
-    def _fast(self) -> _KernelArgs | None:
+    def _fast(self) -> _bp.Nets | None:
         """The arrays the one-call kernels of :mod:`gbot.core.bestplay` need: the networks'
         (when they are :class:`gbot.eval.net.Networks`, whose ``evaluate`` is exactly that
         forward pass) and the bear-off tables' (empty until a bear-off needs them). None
@@ -350,7 +347,7 @@ class Evaluator:
                 args = self._kernel_args
         return None if isinstance(args, bool) else args
 
-    def _with_tables(self, args: _KernelArgs) -> _KernelArgs:
+    def _with_tables(self, args: _bp.Nets) -> _bp.Nets:
         """``args`` with the bear-off tables in (kept for later calls once in use)."""
 
         t = tables()
@@ -359,7 +356,7 @@ class Evaluator:
             self._kernel_args = new
         return new
 
-    def _kernels_agree(self, args: _KernelArgs) -> bool:
+    def _kernels_agree(self, args: _bp.Nets) -> bool:
         """Whether :meth:`_best_static` with ``args`` picks what the general search picks,
         with the same equity, on positions of every class."""
         s = self._scratch()
@@ -612,7 +609,7 @@ class Evaluator:
         order = np.lexsort((-eqs, -plies))
         return n, order, probs, eqs, plies, s
 
-    def _run_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> _Scratch:
+    def _run_static(self, pos: Position, d: Dice, fast: _bp.Nets) -> _Scratch:
         """One call of :func:`gbot.core.bestplay.best_static` on this thread's scratch: the
         plays left in its workspace (``ws.out``, ``ws.steps``), ``res`` = (count, best) and,
         with two plays or more, the mover's figures in ``mover`` and ``eqs``."""
@@ -633,7 +630,7 @@ class Evaluator:
             raise EvaluatorError(f"too many plays to search in {pos.id()!r} with {d!r}")
         return s
 
-    def _best_static(self, pos: Position, d: Dice, fast: _KernelArgs) -> Play | None:
+    def _best_static(self, pos: Position, d: Dice, fast: _bp.Nets) -> Play | None:
         """:meth:`best_play` at 0-ply in one kernel call (:mod:`gbot.core.bestplay`)."""
         s = self._run_static(pos, d, fast)
         n, best = s.res.tolist()
@@ -644,7 +641,7 @@ class Evaluator:
         return Play.from_packed(pos, d, mv[26 * best:26 * best + 26].tobytes()
                          + mv[at:at + 8].tobytes())
 
-    def _hint_static(self, pos: Position, d: Dice, fast: _KernelArgs, n: int | None
+    def _hint_static(self, pos: Position, d: Dice, fast: _bp.Nets, n: int | None
                      ) -> list[Hint]:
         """:meth:`hint` at 0-ply from one kernel call (a forced play valued on its own)."""
         s = self._run_static(pos, d, fast)
@@ -668,7 +665,7 @@ class Evaluator:
                 for play, i in zip(plays, order, strict=True)]
 
     def _search_args(self, dice: Sequence[int], ply: int
-                     ) -> tuple[Dice, int, _KernelArgs | None]:
+                     ) -> tuple[Dice, int, _bp.Nets | None]:
         """Checked ``dice`` and ``ply`` for :meth:`hint` and :meth:`best_play`, and the
         one-call kernels' arrays where they give the answer (0-ply; None otherwise)."""
         d = check_dice(dice)

@@ -37,6 +37,8 @@ ROOT = Path.cwd()
 
 SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
 RUNS = Path(os.environ.get("GBOT_RUNS", Path.home() / ".cache" / "gbot" / "runs"))
+CLASSES = ("any", "contact", "crashed", "race")
+"""Position classes a stage can keep (``any``, or the classes one network evaluates)."""
 
 
 def _require_torch(stage: str) -> None:
@@ -94,10 +96,8 @@ def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     :func:`_check_data`); only teacher folders have decision groups."""
     from gbot.train import data as D
     if path.is_dir() and (path / "positions.npz").exists():
-        from gbot.train.label import load as load_labels
-        from gbot.train.label import load_groups
-        b, p = load_labels(path)
-        return b, p, load_groups(path, b.shape[0])
+        from gbot.train.label import load_with_groups
+        return load_with_groups(path)
     if path.is_dir():
         from gbot.train.selfplay import load
         return (*D.dedupe(*load(path)), None)
@@ -186,7 +186,7 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
               default=None)
 @click.option("--starts", type=click.Path(path_type=Path, exists=True), default=None,
               help="start the games from these boards (a --data set) instead of the opening")
-@click.option("--starts-class", type=click.Choice(["any", "contact", "crashed", "race"]),
+@click.option("--starts-class", type=click.Choice(CLASSES),
               default="any", show_default=True, help="keep only --starts boards of this class")
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
              weights: Path | None, starts: Path | None, starts_class: str) -> None:
@@ -331,7 +331,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
               default=None, help="gbot teacher: networks to search with (default: shipped)")
 @click.option("--seed", default=5, show_default=True)
-@click.option("--class", "only_class", type=click.Choice(["any", "contact", "crashed", "race"]),
+@click.option("--class", "only_class", type=click.Choice(CLASSES),
               default="any", show_default=True,
               help="keep only candidates of this class (the network they train)")
 def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, margin: float,
@@ -341,10 +341,10 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
         boards, played, groups = T.close_candidate_groups(list(src), margin, only_class)
-        if boards.shape[0] == 0:
-            raise click.UsageError(f"--src holds no close {only_class} candidates")
-        n = T.prepare(out, boards, limit, seed, groups)
         kind = "" if only_class == "any" else f"{only_class} "
+        if boards.shape[0] == 0:
+            raise click.UsageError(f"--src holds no close {kind}candidates")
+        n = T.prepare(out, boards, limit, seed, groups)
         log(f"chose {n} {kind}positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
     T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)

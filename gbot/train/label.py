@@ -62,26 +62,29 @@ def run(out: Path, plies: int, chunk: int = 5000,
             f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
 
 
-def load_groups(out: Path, rows: int | None = None) -> npt.NDArray[np.int64] | None:
-    """The decision group of each row of :func:`load` (``None`` when the folder has none).
-    A folder still being labelled gives the groups of its labelled chunks, in :func:`load`'s
-    order: chunk ``c`` must hold the chosen positions from ``c * size`` on (``size`` the
-    longest chunk), else, as when ``rows`` (the rows :func:`load` gave) differs, ``None``."""
+_Chunk = tuple[int, npt.NDArray[np.int8], npt.NDArray[np.float32]]
+
+
+def _labelled_chunks(out: Path) -> list[_Chunk]:
+    """``(chunk number, boards, probs)`` of every finished ``label-NNNNN.npz``, in order."""
+    chunks = []
+    for path in sorted(out.glob("label-*.npz")):
+        if ".tmp" not in path.name:
+            with np.load(path) as z:
+                chunks.append((int(path.stem.split("-")[1]), z["boards"], z["probs"]))
+    return chunks
+
+
+def _chunk_groups(out: Path, chunks: list[_Chunk]) -> npt.NDArray[np.int64] | None:
+    """The decision groups of ``chunks``' rows (see :func:`load_groups`)."""
     with np.load(out / "positions.npz") as z:
         if "group" not in z.files:
             return None
         groups = z["group"].astype(np.int64)
         chosen = z["boards"]
-    chunks = []
-    for path in sorted(out.glob("label-*.npz")):
-        if ".tmp" not in path.name:
-            with np.load(path) as z:
-                chunks.append((int(path.stem.split("-")[1]), z["boards"]))
-    if rows is not None and rows != sum(b.shape[0] for _, b in chunks):
-        return None
-    size = max((b.shape[0] for _, b in chunks), default=0)
+    size = max((b.shape[0] for _, b, _ in chunks), default=0)
     parts = []
-    for c, b in chunks:
+    for c, b, _ in chunks:
         lo = c * size
         if not np.array_equal(chosen[lo:lo + b.shape[0]], b):
             return None
@@ -89,13 +92,29 @@ def load_groups(out: Path, rows: int | None = None) -> npt.NDArray[np.int64] | N
     return np.concatenate(parts) if parts else None
 
 
+def load_groups(out: Path, rows: int | None = None) -> npt.NDArray[np.int64] | None:
+    """The decision group of each row of :func:`load` (``None`` when the folder has none).
+    A folder still being labelled gives the groups of its labelled chunks, in :func:`load`'s
+    order: chunk ``c`` must hold the chosen positions from ``c * size`` on (``size`` the
+    longest chunk), else, as when ``rows`` (the rows :func:`load` gave) differs, ``None``."""
+    chunks = _labelled_chunks(out)
+    if rows is not None and rows != sum(b.shape[0] for _, b, _ in chunks):
+        return None
+    return _chunk_groups(out, chunks)
+
+
+def _joined(chunks: list[_Chunk]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    return (np.concatenate([b for _, b, _ in chunks]).astype(np.int8),
+            np.concatenate([p for _, _, p in chunks]).astype(np.float32))
+
+
 def load(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
     """All labelled chunks of a folder."""
-    bs, ps = [], []
-    for path in sorted(out.glob("label-*.npz")):
-        if ".tmp" in path.name:
-            continue
-        with np.load(path) as z:
-            bs.append(z["boards"])
-            ps.append(z["probs"])
-    return np.concatenate(bs).astype(np.int8), np.concatenate(ps).astype(np.float32)
+    return _joined(_labelled_chunks(out))
+
+
+def load_with_groups(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32],
+                                         npt.NDArray[np.int64] | None]:
+    """:func:`load` and :func:`load_groups` from one read of the chunks."""
+    chunks = _labelled_chunks(out)
+    return (*_joined(chunks), _chunk_groups(out, chunks))

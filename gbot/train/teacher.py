@@ -71,8 +71,8 @@ def close_candidate_groups(folders: list[Path], margin: float, only_class: str =
             best = np.maximum.reduceat(mover, starts)
             group = np.cumsum(new_group) - 1
             keep = f | (best[group] - mover <= margin)
-            if only_class != "any":
-                keep &= classify_many(b) == NAMES.index(only_class)
+            if only_class != "any":     # classify only what the margin kept
+                keep[keep] = classify_many(b[keep]) == NAMES.index(only_class)
             boards.append(b[keep])
             played.append(f[keep])
             groups.append(base + group[keep])
