@@ -245,6 +245,44 @@ def test_selfplay_labels_every_candidate(tmp_path: Path) -> None:
     assert (C.classify_many(boards) != C.OVER).all()
 
 
+def test_selfplay_versus_keeps_the_disagreements(tmp_path: Path) -> None:
+    """In ``versus`` play gbot's networks move in turns of the game's parity and gnubg-nn
+    0-ply in the others; with ``disagreements`` every roll written is one where the two
+    picks differ, and the rolls left out are ones where they agree."""
+    pytest.importorskip("gnubg_nn")
+    from gbot.train import selfplay as S
+    from gbot.train.teacher import EQUITY
+
+    nets = Networks.default()
+    everything = tmp_path / "all"
+    S.run(everything, games=2, seed=5, policy="versus", eps=0.0, chunk_games=2,
+          log=lambda m: None)
+    S.run(tmp_path / "dis", games=2, seed=5, policy="versus", eps=0.0, chunk_games=2,
+          log=lambda m: None, disagreements=True)
+    with np.load(everything / "chunk-00000.npz") as z:
+        b, p, f, game, turn = z["boards"], z["probs"], z["played"], z["game"], z["turn"]
+    with np.load(tmp_path / "dis" / "chunk-00000.npz") as z:
+        kept = set(zip(z["game"].tolist(), z["turn"].tolist(), strict=True))
+        mask = [(g, t) in kept for g, t in zip(game, turn, strict=True)]
+        assert np.array_equal(z["boards"], b[mask])
+    n_gbot = n_kept = 0
+    for key in sorted(set(zip(game.tolist(), turn.tolist(), strict=True))):
+        rows = (game == key[0]) & (turn == key[1])
+        if rows.sum() < 2 or not f[rows].any():    # one play, or the game ended
+            continue
+        by_gnubg = int(np.argmin(p[rows].astype(np.float64) @ EQUITY))
+        by_gbot = int(np.argmin(nets.evaluate(b[rows]).astype(np.float64) @ EQUITY))
+        chosen = int(np.flatnonzero(f[rows])[0])
+        if key[1] % 2 == key[0] % 2:
+            n_gbot += 1
+            assert chosen == by_gbot
+        else:
+            assert chosen == by_gnubg
+        assert (key in kept) == (by_gnubg != by_gbot)
+        n_kept += key in kept
+    assert n_gbot > 20 and 0 < n_kept < n_gbot
+
+
 def test_selfplay_from_race_starts(tmp_path: Path, heldout: tuple) -> None:
     """Games from given boards start there (the first candidates are plays from the start
     board) and, from races, stay races."""

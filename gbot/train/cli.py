@@ -178,8 +178,9 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
               show_default=True)
 @click.option("--games", default=4000, show_default=True)
 @click.option("--seed", default=7, show_default=True)
-@click.option("--policy", type=click.Choice(["gnubg", "gbot"]), default="gnubg",
-              show_default=True)
+@click.option("--policy", type=click.Choice(["gnubg", "gbot", "versus"]), default="gnubg",
+              show_default=True, help="who picks the plays: gnubg-nn 0-ply, gbot's networks, "
+              "or the two against each other (gbot first in even games)")
 @click.option("--eps", default=0.1, show_default=True, help="share of random plays")
 @click.option("--chunk-games", default=200, show_default=True)
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
@@ -188,8 +189,12 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
               help="start the games from these boards (a --data set) instead of the opening")
 @click.option("--starts-class", type=click.Choice(CLASSES),
               default="any", show_default=True, help="keep only --starts boards of this class")
+@click.option("--disagreements", is_flag=True,
+              help="write only the rolls where gbot's networks and gnubg-nn 0-ply pick "
+                   "different plays")
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
-             weights: Path | None, starts: Path | None, starts_class: str) -> None:
+             weights: Path | None, starts: Path | None, starts_class: str,
+             disagreements: bool) -> None:
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
     from gbot.train import selfplay as S
     if weights is not None:
@@ -204,7 +209,7 @@ def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_ga
         if boards.shape[0] == 0:
             raise click.UsageError(f"--starts {str(starts)!r} holds no {starts_class} boards")
     S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"),
-          starts=boards)
+          starts=boards, disagreements=disagreements)
 
 
 @cli.command()

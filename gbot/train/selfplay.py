@@ -6,10 +6,15 @@ gnubg-nn's 0-ply probabilities; the mover then picks by ``policy``:
 
 * ``gnubg``: the candidate with gnubg-nn's best 0-ply equity (gnubg's own 0-ply play);
 * ``gbot``: the candidate with the best equity by gbot's networks;
+* ``versus``: gbot's networks against gnubg-nn 0-ply, gbot moving first in even-numbered
+  games: the positions of the head-to-head that the benchmark measures;
 
-and with probability ``eps`` a uniformly random candidate instead. All candidates are kept
-(``played`` marks the one chosen), so the set teaches both the main lines and the plays that
-good play avoids. Game ``n`` draws everything from ``numpy.random.default_rng([seed, n])``.
+and with probability ``eps`` a uniformly random candidate instead. With ``disagreements`` only
+the rolls where gbot's networks and gnubg-nn 0-ply pick different plays are written: the
+decisions a head-to-head between the two turns on, where a deeper label says who was right.
+All candidates are kept (``played`` marks the one chosen), so the set teaches both the main
+lines and the plays that good play avoids. Game ``n`` draws everything from
+``numpy.random.default_rng([seed, n])``.
 
 With ``starts`` (boards, side to move about to roll) game ``n`` starts from
 ``starts[n % len(starts)]`` with any first roll instead of the opening: for example races
@@ -38,13 +43,20 @@ from gbot.train.oracle import gnubg, to_gnubg_lists
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 
 
+POLICIES = ("gnubg", "gbot", "versus")
+
+
 def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
               legal_boards: Callable[..., npt.NDArray[np.int8]],
-              start: npt.NDArray[np.int8] | None = None
+              start: npt.NDArray[np.int8] | None = None, disagreements: bool = False
               ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_],
                          npt.NDArray[np.int32]]:
     """One game: ``(boards, gnubg 0-ply probabilities, played flags, turn numbers)`` of every
-    candidate."""
+    candidate (with ``disagreements``, of the rolls where the two picks differ)."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
+    if (policy != "gnubg" or disagreements) and nets is None:
+        raise ValueError("this policy needs gbot's networks")
     g = gnubg()
     rng = np.random.default_rng([seed, game])
     board = START.copy() if start is None else np.array(start, dtype=np.int8)
@@ -69,40 +81,49 @@ def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
                 if not over[i]:
                     p[i] = g.probabilities(gb, 0)
             live = ~over
-            if policy == "gbot":
-                q = nets.evaluate(nxt).astype(np.float64)
-            else:
-                q = p.astype(np.float64)
-            mover_eq = -(q @ EQUITY - 1.0)
-            mover_eq[over] = np.inf
+            pick_g = _pick(p.astype(np.float64), over)
+            pick_b = pick_g if nets is None else _pick(nets.evaluate(nxt).astype(np.float64), over)
+            gbot_moves = policy == "gbot" or (policy == "versus" and turn % 2 == game % 2)
             if rng.random() < eps:
                 k = int(rng.integers(nxt.shape[0]))
             else:
-                k = int(np.argmax(mover_eq))
-            flags = np.zeros(nxt.shape[0], dtype=np.bool_)
-            flags[k] = True
-            boards.append(nxt[live])
-            probs.append(p[live])
-            played.append(flags[live])
-            turns.append(np.full(int(live.sum()), turn, dtype=np.int32))
+                k = pick_b if gbot_moves else pick_g
+            if not disagreements or pick_b != pick_g:
+                flags = np.zeros(nxt.shape[0], dtype=np.bool_)
+                flags[k] = True
+                boards.append(nxt[live])
+                probs.append(p[live])
+                played.append(flags[live])
+                turns.append(np.full(int(live.sum()), turn, dtype=np.int32))
             if over[k]:
                 break
             board = nxt[k]
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+    if not boards:
+        return (np.zeros((0, 26), dtype=np.int8), np.zeros((0, 5), dtype=np.float32),
+                np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.int32))
     return (np.concatenate(boards), np.concatenate(probs), np.concatenate(played),
             np.concatenate(turns))
+
+
+def _pick(probs: npt.NDArray[np.float64], over: npt.NDArray[np.bool_]) -> int:
+    """The candidate best for the mover: a finished game, else the least equity for the
+    opponent on roll (``probs`` from its side)."""
+    mover_eq = -(probs @ EQUITY - 1.0)
+    mover_eq[over] = np.inf
+    return int(np.argmax(mover_eq))
 
 
 def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.1,
         chunk_games: int = 200, weights: Path | None = None,
         log: Callable[[str], None] = print,
-        starts: npt.NDArray[np.int8] | None = None) -> None:
+        starts: npt.NDArray[np.int8] | None = None, disagreements: bool = False) -> None:
     """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
     opening or, given ``starts``, from those boards in turn."""
 
     out.mkdir(parents=True, exist_ok=True)
     nets = None
-    if policy == "gbot":
+    if policy != "gnubg" or disagreements:
         nets = Networks.load(weights) if weights else Networks.default()
     done = sorted(out.glob("chunk-*.npz"))
     start_chunk = len(done)
@@ -113,7 +134,8 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         parts = []
         for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
             start = None if starts is None else starts[gi % starts.shape[0]]
-            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards, start)
+            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards, start,
+                                   disagreements)
             parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
         b = np.concatenate([x[0] for x in parts])
         p = np.concatenate([x[1] for x in parts])
