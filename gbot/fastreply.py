@@ -85,7 +85,7 @@ class _Calls:
     (``fast``, the evaluator's kernel arrays): every argument but the line's bytes is fixed,
     so each call goes straight to the compiled code (:class:`gbot.core.fastcall.Bound`)."""
 
-    __slots__ = ("fast", "work", "answer", "match")
+    __slots__ = ("fast", "work", "answer", "match", "_first")
 
     def __init__(self, path: FastPath, fast: _an.Nets) -> None:
         s = path.evaluator.scratch()
@@ -95,18 +95,40 @@ class _Calls:
         self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}
         """match_play and match_cube per cube situation, bound to its two sides'
         :class:`gbot.core.answer.Situation`."""
+        self._first: dict[tuple[Any, tuple[Any, ...]], Bound] = {}
+        """The first :class:`Bound` of a kernel per layout of its situation
+        (:func:`_layout`): later ones share its compiled version."""
 
     def match_kernels(self, path: FastPath, key: _SituationKey) -> tuple[Bound, Bound]:
         """``(match_play, match_cube)`` for the situation ``key`` (GbotError: impossible)."""
         hit = self.match.get(key)
         if hit is None:
             mine, theirs = path.situations(key)
-            hit = (Bound(_an.match_play, (path.settings, self.fast, self.work, theirs)),
-                   Bound(_an.match_cube, (self.work, mine)))
+            hit = (self._bound(_an.match_play, (path.settings, self.fast, self.work, theirs),
+                               theirs),
+                   self._bound(_an.match_cube, (self.work, mine), mine))
             if len(self.match) > 4096:
                 self.match.clear()
             self.match[key] = hit
         return hit
+
+    def _bound(self, kernel: Any, tail: tuple[Any, ...], situation: _an.Situation) -> Bound:
+        """``kernel`` bound to ``tail``, whose only argument that changes from one situation
+        to the next is ``situation``: with the compiled version that an earlier situation of
+        the same layout resolved (a new score or cube then costs no type resolution)."""
+        layout = (kernel, _layout(situation))
+        first = self._first.get(layout)
+        bound = Bound(kernel, tail, None if first is None else first.compiled)
+        if first is None or first.compiled is None:
+            self._first[layout] = bound
+        return bound
+
+
+def _layout(situation: _an.Situation) -> tuple[Any, ...]:
+    """What of a :class:`gbot.core.answer.Situation`'s numba type :func:`situation_of` leaves
+    open: each array's number of dimensions (all are C-ordered writeable float64 arrays, the
+    scalars Python ints, bools and floats)."""
+    return tuple(v.ndim if isinstance(v, np.ndarray) else type(v) for v in situation)
 
 
 class FastPath:

@@ -163,3 +163,38 @@ def test_situation_is_kernel_params_by_name() -> None:
     assert (sit.owner, sit.can) == (int(ctx.owner), ctx.can_double())
     assert np.array_equal(sit.lives, LIVES) and np.array_equal(sit.outcomes, params[10])
     assert (sit.window, sit.keep) == (MATCH_WINDOW, MATCH_KEEP)
+
+
+def test_new_situations_share_the_compiled_kernels(engines: list[Engine]) -> None:
+    """A score or cube the thread has not met before binds the kernels to the compiled
+    version an earlier situation resolved: no first-call type resolution (about a millisecond
+    a situation) and the same replies as the general path."""
+    engine = engines[-1]
+    ge.warm(engine)
+    path = engine._fast_path
+    assert isinstance(path, FastPath)
+    calls = path._local.calls
+    resolved = {b.kernel: b.compiled for pair in calls.match.values() for b in pair
+                if b.compiled is not None}
+    assert set(resolved) == {fastreply._an.match_play, fastreply._an.match_cube}
+    assert all(fn is not kernel for kernel, fn in resolved.items())
+    lines = [format_fibs_board(FibsBoard(
+        points=tuple(int(v) for v in Position.initial().board), dice=dice, cube_value=cube,
+        cube_owner="centre" if cube == 1 else "me", may_double=(True, cube == 1),
+        double_pending=False, score=(me, them), match_length=length, crawford_game=False,
+        post_crawford=False, names=("gbot", "new")))
+        for length, me, them, cube, dice in ((11, 3, 7, 1, (6, 2)), (13, 4, 9, 2, (0, 0)),
+                                             (15, 10, 2, 2, (5, 3)))]
+    for line in lines:
+        known = set(calls.match)
+        session = ge.Session(engine)
+        reply = ge.handle_line(session, line)
+        ge.FAST_PATH = False
+        try:
+            assert ge.handle_line(ge.Session(engine), line) == reply
+        finally:
+            ge.FAST_PATH = True
+        new = [pair for key, pair in calls.match.items() if key not in known]
+        assert len(new) == 1
+        for b in new[0]:
+            assert b.compiled is resolved[b.kernel]
