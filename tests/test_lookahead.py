@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
-from gbot.cube.lookahead import Node, action_value, leaf_values, lookahead_cubeful
+from gbot.cube.lookahead import (
+    Node,
+    _checked_rows,
+    _probs,
+    action_value,
+    leaf_values,
+    lookahead_cubeful,
+)
+from gbot.errors import CubeError
 from gbot.eval.evaluator import Evaluator
 
 
@@ -80,3 +88,16 @@ def test_kernel_replies_search_as_the_general_path() -> None:
                 assert a == pytest.approx(b, abs=1e-12)
             checked += 1
     assert checked >= 10
+
+
+def test_checked_rows_are_the_one_row_check() -> None:
+    """The leaves' probabilities checked in one go are :func:`check_probs`'s, row by row (the
+    clipping too), and a row it refuses is refused."""
+    rng = np.random.default_rng(5)
+    rows = np.array([_random_probs(rng) for _ in range(40)])
+    rows[::7] += 3e-7                   # within the tolerance: clipped, not refused
+    assert _checked_rows(rows) == [_probs(r) for r in rows]
+    bad = rows.copy()
+    bad[5] = (0.5, 0.7, 0.0, 0.1, 0.0)  # more gammons than wins
+    with pytest.raises(CubeError):
+        _checked_rows(bad)

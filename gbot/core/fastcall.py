@@ -6,10 +6,10 @@ work (about 4 us for 33 arrays, against under 2 us for the compiled version's ow
 conversion). :func:`entry_point` hands out the compiled version itself for arguments of
 exactly the given types, and :class:`Bound` keeps it with the arguments that stay the same from
 call to call (several :class:`Bound` of one kernel whose fixed arguments have the same types
-may share the compiled version: ``fn``). The caller must then pass arguments of the same numba types every time (the
-compiled code does not check them): it is meant for kernels whose varying arguments have
-types fixed by construction (a :class:`gbot.Position`'s read-only ``int8[26]`` board, Python
-ints and bools).
+may share the compiled version: ``fn``). The caller must then pass arguments of the same numba
+types every time (the compiled code does not check them): it is meant for kernels whose
+varying arguments have types fixed by construction (a :class:`gbot.Position`'s read-only
+``int8[26]`` board, Python ints and bools).
 """
 
 from __future__ import annotations

@@ -166,9 +166,16 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
             j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
             picked.append((g[j], p0[k + j]))
             k += n
-    lives = cube_lives(np.stack([b for b, _ in picked]))
-    for (b, p), life in zip(picked, lives, strict=True):
-        node.children.append(_build(b, p, ply - 1, ev, caucasian, float(life)))
+    boards = fast[0] if fast is not None else np.stack([b for b, _ in picked])
+    lives = cube_lives(boards).tolist()
+    if ply == 1:            # the children are leaves: their probabilities checked in one go
+        rows = fast[1] if fast is not None else np.stack([p for _, p in picked])
+        checked = _checked_rows(rows)
+        node.children = [Node(board=b, probs=p, life=life, children=[], checked=c)
+                         for (b, p), life, c in zip(picked, lives, checked, strict=True)]
+    else:
+        for (b, p), life in zip(picked, lives, strict=True):
+            node.children.append(_build(b, p, ply - 1, ev, caucasian, life))
     # The node's own probabilities at this ply: the rolls' average, seen from this side.
     kids = np.stack([c.probs for c in node.children])[:, _INVERT]
     kids[:, 0] = 1.0 - kids[:, 0]
@@ -178,6 +185,18 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
 
 def _probs(p: npt.NDArray[np.float64]) -> Probs:
     return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
+
+
+def _checked_rows(rows: npt.NDArray[np.float64]) -> list[Probs]:
+    """:func:`_probs` of each row of ``rows`` ``[n, 5]`` (the same clipping, one array in and
+    out; a row :func:`check_probs` refuses is refused the same way)."""
+    src = np.ascontiguousarray(rows, dtype=np.float64)
+    out = np.empty_like(src)
+    clip = _core.clip_probs
+    for i in range(src.shape[0]):
+        if not clip(src[i], out[i]):
+            _probs(src[i])                    # raises CubeError as check_probs does
+    return [(w, wg, wbg, lg, lbg) for w, wg, wbg, lg, lbg in out.tolist()]
 
 
 def _checked(node: Node) -> Probs:
@@ -237,15 +256,14 @@ def leaf_values(leaves: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]
         if win == lose:
             raise CubeError(f"cube {ctx.cube!r} decides nothing at {ctx.away!r}-away, "
                             f"{ctx.opp_away!r}-away")
-        eqs = np.array([[mwc_to_equity(float(x), win, lose) for x in r] for r in raw])
+        eqs = (2.0 * raw - win - lose) / (win - lose)   # mwc_to_equity of each value
     beavers = ctx.is_money and ctx.beavers
-    out = np.empty(len(leaves), dtype=np.float64)
-    for i, row in enumerate(rows):
-        nd, dt, dp = eqs[i]
-        a = _core.action_of(nd, dt, dp, row[1], beavers)
-        out[i] = _core.pick(a, _core.response_of(dt, dp, beavers), raw[i, 0], raw[i, 1],
-                            raw[i, 2])
-    return out
+    action_of, response_of, pick = _core.action_of, _core.response_of, _core.pick
+    values = []
+    for row, (nd, dt, dp), (r0, r1, r2) in zip(rows, eqs.tolist(), raw.tolist(), strict=True):
+        values.append(pick(action_of(nd, dt, dp, row[1], beavers),
+                           response_of(dt, dp, beavers), r0, r1, r2))
+    return np.array(values, dtype=np.float64)
 
 
 def action_value(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
