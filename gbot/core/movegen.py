@@ -18,8 +18,11 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numba
+import numba.extending
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir as llvm_ir
+from numba.core import cgutils
 
 from gbot.core.board import Board
 from gbot.core.jit import jit
@@ -318,60 +321,108 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int,
         _undo(b, src, die, done_hit[depth])
 
 
+_declare = cast(Callable[..., Any], cgutils.get_or_insert_function)
+
+
+def _clz_typing(typingctx: Any, x: Any) -> Any:
+    """Leading zero bits of an int64 (64 for 0): LLVM's ``ctlz``, one instruction."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        i64 = llvm_ir.IntType(64)
+        fn = _declare(builder.module, llvm_ir.FunctionType(i64, [i64, llvm_ir.IntType(1)]),
+                      "llvm.ctlz.i64")
+        return builder.call(fn, [args[0], llvm_ir.Constant(llvm_ir.IntType(1), 0)])
+    return numba.types.int64(numba.types.int64), codegen
+
+
+_clz = cast(Callable[[int], int], numba.extending.intrinsic(_clz_typing))
+
+
+@_inline
+def _top(m: int) -> int:
+    """The highest set bit of ``m > 0``."""
+    return 63 - _clz(m)
+
+
+@_inline
+def _occupied(b: Board) -> tuple[int, int]:
+    """Bit sets over points 1..25: the mover's checkers (bit 25 = the bar) and the points the
+    opponent holds with two or more (these stay so for the whole turn: a hit takes only
+    blots)."""
+    occ = 0
+    blocked = 0
+    for i in range(1, 26):
+        v = b[i]
+        if v > 0:
+            occ |= 1 << i
+        elif v < -1:
+            blocked |= 1 << i
+    return occ, blocked
+
+
+@_inline
+def _sources(occ: int, blocked: int, die: int) -> int:
+    """Bit set of the points from which a checker may move ``die`` pips (the rules of
+    :func:`_can_step` with the bar first), given :func:`_occupied`'s sets."""
+    if occ == 0:
+        return 0
+    if occ >> 25:
+        return 0 if (blocked >> (25 - die)) & 1 else 1 << 25
+    m = occ & ~(blocked << die) & ~((2 << die) - 1)
+    high = _top(occ)
+    if high <= 6:
+        if (occ >> die) & 1:
+            m |= 1 << die
+        elif high < die:
+            m |= 1 << high
+    return m
+
+
+@_inline
+def _after(b: Board, occ: int, src: int, dest: int) -> int:
+    """:func:`_occupied`'s mover set once a checker went from ``src`` to ``dest`` (board
+    already changed)."""
+    if b[src] <= 0:
+        occ &= ~(1 << src)
+    if dest >= 1:
+        occ |= 1 << dest
+    return occ
+
+
 @jit
 def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
               out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
               table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
               state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
-    """A non-double without the Caucasian rule: both die orders as two nested loops.
+    """A non-double without the Caucasian rule: both die orders as two nested loops over the
+    legal sources (bit sets, highest first).
 
     In the second order, two-checker plays that stay on the board are skipped unless the mover
     started on the bar: with no bar and no bearing off, the first order already reached them.
     A play of one die only is recorded only when no two-dice play has been found."""
     h0 = _hash(b, keys)
-    onbar = b[25] > 0
+    occ0, blocked = _occupied(b)
+    onbar = occ0 >> 25 != 0
     for order in range(2):
         a = hi if order == 0 else lo
         c = lo if order == 0 else hi
-        high0 = _highest(b)
-        top = 25 if b[25] > 0 else high0
-        low = 25 if b[25] > 0 else 1
-        for s1 in range(top, low - 1, -1):
-            if b[s1] <= 0:
-                continue
-            if s1 == 25:
-                if b[25 - a] < -1:
-                    continue
-            elif not _can_step(b, s1, a, high0):
-                continue
+        m1 = _sources(occ0, blocked, a)
+        while m1:
+            s1 = _top(m1)
+            m1 ^= 1 << s1
             d1 = s1 - a
             h1 = _moved_hash(b, h0, s1, a, keys)
             hit1 = _apply(b, s1, a)
             path[0] = s1
             path[1] = d1 if d1 > 0 else 0
-            high1 = _highest(b)
-            top2 = 25 if b[25] > 0 else high1
-            low2 = 25 if b[25] > 0 else 1
-            found = False
-            # second order, a two-dice play already found, nobody on the bar at the start:
-            # only the moved checker (s2 == d1) and bear-offs (s2 <= c) can give new plays
-            narrow = order == 1 and not onbar and state[1] == 4 and d1 >= 1
-            s2 = top2 + 1
-            while s2 > low2:
-                s2 -= 1
-                if narrow and s2 > c and s2 != d1:
-                    s2 = d1 + 1 if c < d1 < s2 else c + 1  # next candidate below
-                    continue
-                if b[s2] <= 0:
-                    continue
-                if s2 == 25:
-                    if b[25 - c] < -1:
-                        continue
-                elif not _can_step(b, s2, c, high1):
-                    continue
-                found = True
-                if order == 1 and not onbar and s2 != d1 and d1 >= 1 and s2 - c >= 1:
-                    continue
+            m2 = _sources(_after(b, occ0, s1, d1), blocked, c)
+            found = m2 != 0
+            if order == 1 and not onbar and d1 >= 1:
+                # the first order reached every two-checker play that stays on the board:
+                # only the moved checker and bear-offs can give new plays
+                m2 &= (1 << d1) | ((2 << c) - 1)
+            while m2:
+                s2 = _top(m2)
+                m2 ^= 1 << s2
                 h2 = _moved_hash(b, h1, s2, c, keys)
                 hit2 = _apply(b, s2, c)
                 path[2] = s2
@@ -383,82 +434,62 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
             _undo(b, s1, a, hit1)
 
 
-@_inline
-def _highest_below(b: Board, start: int) -> int:
-    """The highest point ``<= start`` holding a checker of the mover (25 = bar); 0 if none."""
-    for i in range(start, 0, -1):
-        if b[i] > 0:
-            return i
-    return 0
-
-
-@_inline
-def _first_source(b: Board, start: int, die: int, high: int) -> int:
-    """The highest point ``<= start`` from which a checker may move ``die``; 0 when none.
-    ``high`` is the mover's highest occupied point (25 when on the bar)."""
-    if b[25] > 0:
-        if start >= 25 and b[25 - die] >= -1:
-            return 25
-        return 0
-    src = start if start < high else high
-    while src >= 1:
-        if b[src] > 0 and _can_step(b, src, die, high):
-            return src
-        src -= 1
-    return 0
-
-
 @jit
 def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
              keys: npt.NDArray[np.int64]) -> None:
     """Doubles without the Caucasian rule: four nested loops over sources in non-increasing
-    order (every play has such an ordering, so nothing is lost and transpositions are cut)."""
+    order (every play has such an ordering, so nothing is lost and transpositions are cut);
+    each level's legal sources a bit set, highest first."""
     h0 = _hash(b, keys)
-    g0 = _highest(b)
-    s1 = _first_source(b, 25, d, g0)
-    while s1 > 0:
+    occ0, blocked = _occupied(b)
+    m1 = _sources(occ0, blocked, d)
+    while m1:
+        s1 = _top(m1)
+        m1 ^= 1 << s1
         h1 = _moved_hash(b, h0, s1, d, keys)
         x1 = _apply(b, s1, d)
-        g1 = g0 if b[g0] > 0 else _highest_below(b, g0)
+        occ1 = _after(b, occ0, s1, s1 - d)
         path[0] = s1
         path[1] = s1 - d if s1 > d else 0
-        s2 = _first_source(b, s1, d, g1)
-        if s2 == 0 and state[1] <= 1:
+        m2 = _sources(occ1, blocked, d) & ((2 << s1) - 1)
+        if m2 == 0 and state[1] <= 1:
             _record(b, h1, 1, 1, path, out, steps, table, hashes, state)
-        while s2 > 0:
+        while m2:
+            s2 = _top(m2)
+            m2 ^= 1 << s2
             h2 = _moved_hash(b, h1, s2, d, keys)
             x2 = _apply(b, s2, d)
-            g2 = g1 if b[g1] > 0 else _highest_below(b, g1)
+            occ2 = _after(b, occ1, s2, s2 - d)
             path[2] = s2
             path[3] = s2 - d if s2 > d else 0
-            s3 = _first_source(b, s2, d, g2)
-            if s3 == 0 and state[1] <= 2:
+            m3 = _sources(occ2, blocked, d) & ((2 << s2) - 1)
+            if m3 == 0 and state[1] <= 2:
                 _record(b, h2, 2, 2, path, out, steps, table, hashes, state)
-            while s3 > 0:
+            while m3:
+                s3 = _top(m3)
+                m3 ^= 1 << s3
                 h3 = _moved_hash(b, h2, s3, d, keys)
                 x3 = _apply(b, s3, d)
-                g3 = g2 if b[g2] > 0 else _highest_below(b, g2)
+                occ3 = _after(b, occ2, s3, s3 - d)
                 path[4] = s3
                 path[5] = s3 - d if s3 > d else 0
-                s4 = _first_source(b, s3, d, g3)
-                if s4 == 0 and state[1] <= 3:
+                m4 = _sources(occ3, blocked, d) & ((2 << s3) - 1)
+                if m4 == 0 and state[1] <= 3:
                     _record(b, h3, 3, 3, path, out, steps, table, hashes, state)
-                while s4 > 0:
+                while m4:
+                    s4 = _top(m4)
+                    m4 ^= 1 << s4
                     h4 = _moved_hash(b, h3, s4, d, keys)
                     x4 = _apply(b, s4, d)
                     path[6] = s4
                     path[7] = s4 - d if s4 > d else 0
                     _record(b, h4, 4, 4, path, out, steps, table, hashes, state)
                     _undo(b, s4, d, x4)
-                    s4 = _first_source(b, s4 - 1, d, g3)
                 _undo(b, s3, d, x3)
-                s3 = _first_source(b, s3 - 1, d, g2)
             _undo(b, s2, d, x2)
-            s2 = _first_source(b, s2 - 1, d, g1)
         _undo(b, s1, d, x1)
-        s1 = _first_source(b, s1 - 1, d, g0)
 
 
 @jit
