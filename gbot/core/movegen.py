@@ -197,7 +197,8 @@ def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8]
     if n >= CAPACITY or n >= (TABLE_SIZE * 3) // 4:
         state[2] = 1
         return
-    out[n, :] = b
+    for i in range(26):  # a loop: a slice assignment copies ``b`` to a temporary first
+        out[n, i] = b[i]
     hashes[n] = h
     for i in range(2 * MAX_STEPS):
         steps[n, i] = path[i] if i < 2 * depth else 0
