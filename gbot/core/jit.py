@@ -56,12 +56,33 @@ def drop_stale_cache(core: Path = CORE) -> None:
 drop_stale_cache()
 
 
+_NRT_ON: dict[str, Any] = {"_nrt": True}
+_NRT_OFF: dict[str, Any] = {"_nrt": False}
+"""numba's (undocumented, long-standing) switch of its reference-counting runtime."""
+
+
 def jit(fn: F) -> F:
-    """Compile ``fn`` in nopython mode with an on-disk cache."""
-    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy")(fn))
+    """Compile ``fn`` in nopython mode with an on-disk cache.
+
+    Reference counting is asked for explicitly: numba otherwise takes the setting of the
+    first caller that compiles a kernel, and a :func:`jit_bare` caller would leave a kernel
+    that creates arrays without it."""
+    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy", **_NRT_ON)(fn))
 
 
 def jit_fast(fn: F) -> F:
     """:func:`jit` with fast-math (reassociation, fused multiply-add) for float hot loops whose
     results may differ in the last bits (the network forward pass)."""
-    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=True)(fn))
+    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=True,
+                              **_NRT_ON)(fn))
+
+
+def jit_bare(fn: F) -> F:
+    """:func:`jit` without numba's reference counting (its runtime, NRT, switched off for
+    this kernel): for small, hot kernels that allocate nothing, where the atomic
+    increment/decrement of every array argument and view (an out-of-line call each) costs
+    more than the work. Such a kernel may not create arrays (``np.empty``, ``copy``); views
+    (slices, ``reshape``, ``view``) and calls of :func:`jit` kernels are fine, and any
+    kernel may call it. The kernels it calls that are neither (plain ``numba.njit``, the
+    inlined helpers) are compiled without reference counting too."""
+    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy", **_NRT_OFF)(fn))

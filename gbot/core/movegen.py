@@ -25,7 +25,7 @@ from llvmlite import ir as llvm_ir
 from numba.core import cgutils
 
 from gbot.core.board import Board
-from gbot.core.jit import jit
+from gbot.core.jit import jit, jit_bare
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -389,7 +389,7 @@ def _after(b: Board, occ: int, src: int, dest: int) -> int:
     return occ
 
 
-@jit
+@jit_bare
 def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
               out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
               table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
@@ -435,7 +435,7 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
             _undo(b, s1, a, hit1)
 
 
-@jit
+@jit_bare
 def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
@@ -494,6 +494,29 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
 
 
 @jit
+def _caucasian(board: Board, d1: int, d2: int, out: npt.NDArray[np.int8],
+               steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
+               hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
+               path: npt.NDArray[np.int8], marks: npt.NDArray[np.int8],
+               keys: npt.NDArray[np.int64]) -> None:
+    """:func:`generate`'s search under the Caucasian rule (``state`` and ``path`` cleared)."""
+    b = board.copy()
+    for i in range(26):
+        marks[i] = 0
+    dice = np.empty(4, dtype=np.int64)
+    scratch = np.empty((8, 5), dtype=np.int64)
+    if d1 == d2:
+        dice[:] = d1
+        _search(b, dice, 4, True, marks, path, out, steps, table, hashes, state, keys, scratch)
+    else:
+        for first in range(2):
+            dice[0] = max(d1, d2) if first == 0 else min(d1, d2)
+            dice[1] = min(d1, d2) if first == 0 else max(d1, d2)
+            _search(b, dice, 2, True, marks, path, out, steps, table, hashes, state, keys,
+                    scratch)
+
+
+@jit_bare
 def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
@@ -502,36 +525,22 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     """Fill ``out``/``steps`` with every distinct legal result; return their number.
 
     ``state[2]`` is set when the workspace overflowed (never for real positions)."""
-    if caucasian:
-        b = board.copy()
-    else:
-        b = marks  # the Caucasian marks' scratch holds the working copy (no allocation)
-        for i in range(26):
-            b[i] = board[i]
     state[0] = 0
     state[1] = 0
     state[2] = 0
     for i in range(2 * MAX_STEPS):
         path[i] = 0
-    if d1 == d2 and not caucasian:
-        _doubles(b, d1, path, out, steps, table, hashes, state, keys)
-    elif not caucasian:
-        _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state, keys)
+    if caucasian:
+        _caucasian(board, d1, d2, out, steps, table, hashes, state, path, marks, keys)
     else:
+        b = marks  # the Caucasian marks' scratch holds the working copy (no allocation)
         for i in range(26):
-            marks[i] = 0
-        dice = np.empty(4, dtype=np.int64)
-        scratch = np.empty((8, 5), dtype=np.int64)
+            b[i] = board[i]
         if d1 == d2:
-            dice[:] = d1
-            _search(b, dice, 4, caucasian, marks, path, out, steps, table, hashes, state,
-                    keys, scratch)
+            _doubles(b, d1, path, out, steps, table, hashes, state, keys)
         else:
-            for first in range(2):
-                dice[0] = max(d1, d2) if first == 0 else min(d1, d2)
-                dice[1] = min(d1, d2) if first == 0 else max(d1, d2)
-                _search(b, dice, 2, caucasian, marks, path, out, steps, table, hashes, state,
-                        keys, scratch)
+            _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state,
+                      keys)
     n = state[0]
     # leave the hash table empty for the next call
     for j in range(n):
@@ -542,7 +551,7 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
     return int(n)
 
 
-@jit
+@jit_bare
 def generate_packed(board: Board, d1: int, d2: int, caucasian: bool,
                     i8: npt.NDArray[np.int8], i64: npt.NDArray[np.int64]) -> int:
     """:func:`generate` on a :class:`Workspace`'s two buffers; returns the number of results
