@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gbot.core import movegen
 from gbot.core.board import START, checkers, flip, flip_py
-from gbot.core.movegen import legal_boards, legal_boards_batch
+from gbot.core.movegen import legal_boards, legal_boards_batch, legal_plays_raw
 from gbot.notations import position_id
 from tests.conftest import read_jsonl, shared_path
 from tests.handboards import board_of
 from tests.oracle.naive_movegen import legal_results
 from tests.randomplay import random_positions, random_race_positions
+from tests.strategies import boards
 
 SLOW = os.environ.get("GBOT_SLOW") == "1"
 
@@ -208,6 +210,49 @@ def test_caucasian_naive_oracle_agrees_on_random_play() -> None:
         slow = {np.array(r, dtype=np.int8).tobytes()
                 for r in legal_results([int(x) for x in board], d1, d2, caucasian=True)}
         assert fast == slow, (position_id.encode(board), d1, d2)
+
+
+def _general_search(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Results and step records of the general depth-first search (the Caucasian rule's
+    path, here with the rule off) over the dice orders the fast kernels use."""
+    cap = movegen.CAPACITY
+    out, steps = np.zeros((cap, 26), np.int8), np.zeros((cap, 8), np.int8)
+    table, hashes = np.zeros(movegen.TABLE_SIZE, np.int32), np.zeros(cap, np.int64)
+    state, path, marks = np.zeros(4, np.int64), np.zeros(8, np.int8), np.zeros(26, np.int8)
+    scratch = np.zeros((8, 5), np.int64)
+    b = board.astype(np.int8)
+    hi, lo = max(d1, d2), min(d1, d2)
+    orders = [[hi] * 4] if d1 == d2 else [[hi, lo], [lo, hi]]
+    for order in orders:
+        movegen._search(b, np.array(order, np.int64), len(order), False, marks, path, out,
+                        steps, table, hashes, state, movegen.HASH_KEYS, scratch)
+    n = int(state[0])
+    return out[:n], steps[:n]
+
+
+def _assert_same_as_general_search(board: np.ndarray, d1: int, d2: int) -> None:
+    got, got_steps = legal_plays_raw(board, d1, d2)
+    want, want_steps = _general_search(board, d1, d2)
+    where = (position_id.encode(board), d1, d2)
+    assert np.array_equal(got, want), where          # same results in the same order
+    assert np.array_equal(got_steps, want_steps), where
+
+
+def test_fast_kernels_match_the_general_search() -> None:
+    """The non-Caucasian kernels (bit sets of sources, nested loops, no reference counting)
+    give the general search's results, order and step records."""
+    for board, d1, d2 in itertools.chain(random_positions(1500, seed=91),
+                                         random_race_positions(500, seed=92)):
+        _assert_same_as_general_search(board, d1, d2)
+    for case in _vectors()[::4]:
+        _assert_same_as_general_search(position_id.decode(case["position_id"]), *case["dice"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(boards(), st.integers(1, 6), st.integers(1, 6))
+def test_fast_kernels_match_the_general_search_on_any_board(board: np.ndarray, d1: int,
+                                                            d2: int) -> None:
+    _assert_same_as_general_search(board, d1, d2)
 
 
 # --- properties -------------------------------------------------------------------------
