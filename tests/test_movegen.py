@@ -246,6 +246,20 @@ def test_fast_kernels_match_the_general_search() -> None:
         _assert_same_as_general_search(board, d1, d2)
     for case in _vectors()[::4]:
         _assert_same_as_general_search(position_id.decode(case["position_id"]), *case["dice"])
+    assert not movegen.workspace().table.any()   # the hash table is left empty
+
+
+def test_many_results_outgrow_the_small_table() -> None:
+    """Past half of the small hash table's slots the results move to the whole table: same
+    results as the general search (which uses the whole table throughout), and the table is
+    left empty."""
+    board = np.zeros(26, dtype=np.int8)
+    board[[3, 4, 6, 8, 10, 11, 12, 13, 14, 16, 19, 20, 22, 23, 24]] = 1
+    board[0] = -15
+    for d1, d2 in ((1, 1), (2, 2), (2, 1)):
+        _assert_same_as_general_search(board, d1, d2)
+    assert len(legal_boards(board, 1, 1)) > (movegen.SMALL_MASK + 1) // 2
+    assert not movegen.workspace().table.any()
 
 
 @settings(max_examples=400, deadline=None)

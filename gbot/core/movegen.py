@@ -166,22 +166,38 @@ def _hash(b: Board, keys: npt.NDArray[np.int64]) -> int:
     return h
 
 
+SMALL_MASK = 1023
+"""The slots of the hash table a search uses first: 4 KiB, which stays in the L1 cache while
+a call runs and is soon back in it after other work (a typical call keeps 20-70 results);
+past half of them filled, the results move to the whole table."""
+
+
+@_inline
+def _clear(table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64], n: int,
+           mask: int) -> None:
+    """Empty the table slots of results ``0 .. n-1`` (inserted with ``mask``)."""
+    for j in range(n):
+        slot = hashes[j] & mask
+        while table[slot] != 0:
+            table[slot] = 0
+            slot = (slot + 1) & mask
+
+
 @_inline
 def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8],
             out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
             table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-            state: npt.NDArray[np.int64]) -> None:
+            state: npt.NDArray[np.int64], mask: int) -> int:
+    """Keep the result ``b`` (hash ``h``, reached by ``path``) unless a play using more dice
+    (higher ``score``) is known or ``b`` is already kept; returns the table's mask from now
+    on (``mask``, or the whole table's once the results outgrow :data:`SMALL_MASK`)."""
     if score < state[1]:
-        return
+        return mask
     if score > state[1]:
-        for j in range(state[0]):
-            slot = hashes[j] & (TABLE_SIZE - 1)
-            while table[slot] != 0:
-                table[slot] = 0
-                slot = (slot + 1) & (TABLE_SIZE - 1)
+        _clear(table, hashes, state[0], mask)
         state[0] = 0
         state[1] = score
-    slot = h & (TABLE_SIZE - 1)
+    slot = h & mask
     while table[slot] != 0:
         j = table[slot] - 1
         if hashes[j] == h:
@@ -191,12 +207,12 @@ def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8]
                     same = False
                     break
             if same:
-                return
-        slot = (slot + 1) & (TABLE_SIZE - 1)
+                return mask
+        slot = (slot + 1) & mask
     n = state[0]
     if n >= CAPACITY or n >= (TABLE_SIZE * 3) // 4:
         state[2] = 1
-        return
+        return mask
     for i in range(26):  # a loop: a slice assignment copies ``b`` to a temporary first
         out[n, i] = b[i]
     hashes[n] = h
@@ -204,6 +220,15 @@ def _record(b: Board, h: int, score: int, depth: int, path: npt.NDArray[np.int8]
         steps[n, i] = path[i] if i < 2 * depth else 0
     table[slot] = n + 1
     state[0] = n + 1
+    if mask != TABLE_SIZE - 1 and n + 1 > (mask + 1) // 2:
+        _clear(table, hashes, n + 1, mask)
+        mask = TABLE_SIZE - 1
+        for j in range(n + 1):
+            slot = hashes[j] & mask
+            while table[slot] != 0:
+                slot = (slot + 1) & mask
+            table[slot] = j + 1
+    return mask
 
 
 @_inline
@@ -305,7 +330,8 @@ def _search(b: Board, dice: npt.NDArray[np.int64], ndice: int,
             score = 2 * depth
             if ndice == 2 and depth == 1 and dice[0] > dice[1]:
                 score += 1
-            _record(b, hash_at[depth], score, depth, path, out, steps, table, hashes, state)
+            _record(b, hash_at[depth], score, depth, path, out, steps, table, hashes, state,
+                    TABLE_SIZE - 1)
         if depth == 0:
             return
         depth -= 1
@@ -393,13 +419,15 @@ def _after(b: Board, occ: int, src: int, dest: int) -> int:
 def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
               out: npt.NDArray[np.int8], steps: npt.NDArray[np.int8],
               table: npt.NDArray[np.int32], hashes: npt.NDArray[np.int64],
-              state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> None:
+              state: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> int:
     """A non-double without the Caucasian rule: both die orders as two nested loops over the
     legal sources (bit sets, highest first).
 
     In the second order, two-checker plays that stay on the board are skipped unless the mover
     started on the bar: with no bar and no bearing off, the first order already reached them.
-    A play of one die only is recorded only when no two-dice play has been found."""
+    A play of one die only is recorded only when no two-dice play has been found. Returns the
+    hash table's mask at the end."""
+    mask = SMALL_MASK
     h0 = _hash(b, keys)
     occ0, blocked = _occupied(b)
     onbar = occ0 >> 25 != 0
@@ -428,21 +456,25 @@ def _two_dice(b: Board, hi: int, lo: int, path: npt.NDArray[np.int8],
                 hit2 = _apply(b, s2, c)
                 path[2] = s2
                 path[3] = s2 - c if s2 > c else 0
-                _record(b, h2, 4, 2, path, out, steps, table, hashes, state)
+                mask = _record(b, h2, 4, 2, path, out, steps, table, hashes, state, mask)
                 _undo(b, s2, c, hit2)
             if not found and state[1] < 4:
-                _record(b, h1, 3 if a == hi else 2, 1, path, out, steps, table, hashes, state)
+                mask = _record(b, h1, 3 if a == hi else 2, 1, path, out, steps, table, hashes,
+                               state, mask)
             _undo(b, s1, a, hit1)
+    return mask
 
 
 @jit_bare
 def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.int8],
              steps: npt.NDArray[np.int8], table: npt.NDArray[np.int32],
              hashes: npt.NDArray[np.int64], state: npt.NDArray[np.int64],
-             keys: npt.NDArray[np.int64]) -> None:
+             keys: npt.NDArray[np.int64]) -> int:
     """Doubles without the Caucasian rule: four nested loops over sources in non-increasing
     order (every play has such an ordering, so nothing is lost and transpositions are cut);
-    each level's legal sources a bit set, highest first."""
+    each level's legal sources a bit set, highest first. Returns the hash table's mask at
+    the end."""
+    mask = SMALL_MASK
     h0 = _hash(b, keys)
     occ0, blocked = _occupied(b)
     m1 = _sources(occ0, blocked, d)
@@ -456,7 +488,7 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
         path[1] = s1 - d if s1 > d else 0
         m2 = _sources(occ1, blocked, d) & ((2 << s1) - 1)
         if m2 == 0 and state[1] <= 1:
-            _record(b, h1, 1, 1, path, out, steps, table, hashes, state)
+            mask = _record(b, h1, 1, 1, path, out, steps, table, hashes, state, mask)
         while m2:
             s2 = _top(m2)
             m2 ^= 1 << s2
@@ -467,7 +499,7 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
             path[3] = s2 - d if s2 > d else 0
             m3 = _sources(occ2, blocked, d) & ((2 << s2) - 1)
             if m3 == 0 and state[1] <= 2:
-                _record(b, h2, 2, 2, path, out, steps, table, hashes, state)
+                mask = _record(b, h2, 2, 2, path, out, steps, table, hashes, state, mask)
             while m3:
                 s3 = _top(m3)
                 m3 ^= 1 << s3
@@ -478,7 +510,7 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
                 path[5] = s3 - d if s3 > d else 0
                 m4 = _sources(occ3, blocked, d) & ((2 << s3) - 1)
                 if m4 == 0 and state[1] <= 3:
-                    _record(b, h3, 3, 3, path, out, steps, table, hashes, state)
+                    mask = _record(b, h3, 3, 3, path, out, steps, table, hashes, state, mask)
                 while m4:
                     s4 = _top(m4)
                     m4 ^= 1 << s4
@@ -486,11 +518,12 @@ def _doubles(b: Board, d: int, path: npt.NDArray[np.int8], out: npt.NDArray[np.i
                     x4 = _apply(b, s4, d)
                     path[6] = s4
                     path[7] = s4 - d if s4 > d else 0
-                    _record(b, h4, 4, 4, path, out, steps, table, hashes, state)
+                    mask = _record(b, h4, 4, 4, path, out, steps, table, hashes, state, mask)
                     _undo(b, s4, d, x4)
                 _undo(b, s3, d, x3)
             _undo(b, s2, d, x2)
         _undo(b, s1, d, x1)
+    return mask
 
 
 @jit
@@ -532,22 +565,18 @@ def generate(board: Board, d1: int, d2: int, caucasian: bool, out: npt.NDArray[n
         path[i] = 0
     if caucasian:
         _caucasian(board, d1, d2, out, steps, table, hashes, state, path, marks, keys)
+        mask = TABLE_SIZE - 1
     else:
         b = marks  # the Caucasian marks' scratch holds the working copy (no allocation)
         for i in range(26):
             b[i] = board[i]
         if d1 == d2:
-            _doubles(b, d1, path, out, steps, table, hashes, state, keys)
+            mask = _doubles(b, d1, path, out, steps, table, hashes, state, keys)
         else:
-            _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes, state,
-                      keys)
+            mask = _two_dice(b, max(d1, d2), min(d1, d2), path, out, steps, table, hashes,
+                             state, keys)
     n = state[0]
-    # leave the hash table empty for the next call
-    for j in range(n):
-        slot = hashes[j] & (TABLE_SIZE - 1)
-        while table[slot] != 0:
-            table[slot] = 0
-            slot = (slot + 1) & (TABLE_SIZE - 1)
+    _clear(table, hashes, n, mask)  # leave the hash table empty for the next call
     return int(n)
 
 
