@@ -6,7 +6,10 @@ same machine load):
 
 * ``Position.legal_plays`` against gnubg-nn's ``moves(board, d1, d2)`` on seeded random-play
   positions (both return one entry per distinct result), and the move-generation kernel alone
-  (``gbot.core.movegen.generate`` into a reused workspace).
+  (the compiled ``gbot.core.movegen.generate`` into a reused workspace, numba's dispatcher
+  skipped as ``legal_plays`` skips it; the figures below up to the paragraph on the bare
+  kernels timed it through the dispatcher, whose type resolution of the twelve arguments
+  was much of them).
 * 0-ply best play (``Evaluator.best_play``) against ``best_move(board, d1, d2, 0)`` on distinct
   contact positions, each timed once: gnubg-nn keeps an evaluation cache, so a position it has
   seen is answered from it. The same positions are then timed a second time, which is what a
@@ -92,6 +95,7 @@ from bench_eval import contact_positions, gnubg_board, load_networks  # noqa: E4
 from bench_movegen import make_pairs  # noqa: E402
 
 from gbot.core import movegen  # noqa: E402
+from gbot.core.fastcall import entry_point  # noqa: E402
 from gbot.eval.evaluator import Evaluator  # noqa: E402
 from gbot.position import Position  # noqa: E402
 
@@ -173,11 +177,16 @@ def main() -> None:
     row(f"Position.legal_plays ({len(cases):,} cases, {np.mean(counts):.1f} plays)", ours,
         theirs if g else None, TARGETS["legal_plays"])
     ws = movegen.Workspace()
-    keys = movegen.HASH_KEYS
+    tail = (ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
+            movegen.HASH_KEYS)
+    # the compiled version itself: through the dispatcher, the type resolution of the twelve
+    # arguments (several us) would be most of what is timed
+    first = (cases[0][0][0].board, 3, 1, False, *tail)
+    movegen.generate(*first)
+    gen = entry_point(movegen.generate, first) or movegen.generate
 
     def kernel(a: tuple[Position, tuple[int, int]]) -> object:
-        return movegen.generate(a[0].board, a[1][0], a[1][1], False, ws.out, ws.steps,
-                                ws.table, ws.hashes, ws.state, ws.path, ws.marks, keys)
+        return gen(a[0].board, a[1][0], a[1][1], False, *tail)
 
     ours, theirs = interleaved(
         cases, kernel, None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1])))
