@@ -82,9 +82,20 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
     """
     session.requests += 1
     try:
-        fast = fast_reply(session, line) if FAST_PATH else None
-        if fast is not None:
-            return fast, False
+        if FAST_PATH and not session.debug and type(line) is bytes:
+            # fast_reply's test inline (the common line: one call less)
+            raw = line.strip(_BLANK_BYTES)
+            if raw[:6] == b"board:" and len(raw) <= MAX_LINE and len(raw.split(None, 1)) == 1:
+                fast = session.engine.fast_reply(raw)
+                if fast is not None:
+                    text, score = fast
+                    if session.game_score != score or session.pending_resign is not None:
+                        _track_score(session, score)
+                    return text, False
+        elif FAST_PATH:
+            fast_text = fast_reply(session, line)
+            if fast_text is not None:
+                return fast_text, False
         reply, end = _dispatch(session, _clean(line))
     except (GbotError, ValueError) as exc:
         session.errors += 1
