@@ -94,15 +94,12 @@ class _Calls:
     (``fast``, the evaluator's kernel arrays): every argument but the line's bytes is fixed,
     so each call goes straight to the compiled code (:class:`gbot.core.fastcall.Bound`)."""
 
-    __slots__ = ("fast", "work", "answer", "match", "_first", "fields", "reply", "info")
+    __slots__ = ("fast", "work", "answer", "match", "_first")
 
     def __init__(self, path: FastPath, fast: _an.Nets) -> None:
         s = path.evaluator.scratch()
         self.fast = fast
         self.work = _an.Work(s.play, _mg.HASH_KEYS, s.fields, s.reply, s.info)
-        self.fields = s.fields
-        self.reply = s.reply
-        self.info = s.info
         self.answer = Bound(_an.answer_board, (path.settings, fast, self.work))
         self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}
         """match_play and match_cube per cube situation, bound to its two sides'
@@ -171,42 +168,31 @@ class FastPath:
     def reply(self, raw: bytes) -> FastReply | None:
         """The reply to the bare board line ``raw`` (ASCII, stripped), or None when the
         general path must answer."""
-        # (one flat function: this runs for most lines of a match, and each Python call or
-        # attribute look-up it saves is a visible share of a question's round trip)
-        ev = self.evaluator
-        fast = ev._kernel_args          # what kernel_arrays() returns once resolved
-        if type(fast) is not _an.Nets:
-            fast = ev.kernel_arrays()
-            if fast is None:
-                return None
+        # (this runs for most lines of a match: each Python call or attribute look-up it
+        # saves is a visible share of a question's round trip)
+        fast = self.evaluator.kernel_arrays()
+        if fast is None:
+            return None
         calls: _Calls | None = getattr(self._local, "calls", None)
         if calls is None or calls.fast is not fast:
             calls = self._local.calls = _Calls(self, fast)
         if type(raw) is not bytes:          # the kernel's argument type is fixed: read-only
             raw = bytes(raw)
-        answer = calls.answer
-        fn = answer._fn
-        if fn is not None:
-            code = fn(_frombuffer(raw, _U8), *answer.tail)
-        else:
-            code = answer(_frombuffer(raw, _U8))
+        code = calls.answer(_frombuffer(raw, _U8))
+        w = calls.work
         if code == _ROLL or code == _MOVE or code == _DOUBLE:
-            f = calls.fields
+            f = w.fields
             score = (int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]))
         elif code == _NEED_MATCH or (code == _NEED_CUBE and not self.cube_lookahead):
             # a match's move is ranked with the opponent's cube, a cube decision by the
             # static cube model (a look-ahead engine's cube decisions are the look-ahead's)
-            v = calls.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
+            v = w.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
             key = (v[_LEN], v[_ME], v[_OPP], v[_CUBE], v[_OWN], v[_CRAW])
-            hit = calls.match.get(key)
-            if hit is None:
-                try:
-                    hit = calls.match_kernels(self, key)
-                except GbotError:           # an impossible cube situation: reported there
-                    return None
-            kernel = hit[0] if code == _NEED_MATCH else hit[1]
-            fn = kernel._fn
-            code = fn(*kernel.tail) if fn is not None else kernel()
+            try:
+                play, cube = calls.match_kernels(self, key)
+            except GbotError:               # an impossible cube situation: reported there
+                return None
+            code = play() if code == _NEED_MATCH else cube()
             if code == _FALLBACK:
                 return None
             score = (v[_ME], v[_OPP])
@@ -216,7 +202,7 @@ class FastPath:
             return "roll", score
         if code == _DOUBLE:
             return "double", score
-        return calls.reply[:int(calls.info[0])].tobytes().decode("ascii"), score
+        return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score
 
     def situations(self, key: _SituationKey) -> tuple[_an.Situation, _an.Situation]:
         """My cube situation in a line with the numbers ``key`` (cube life aside) and the

@@ -82,20 +82,9 @@ def handle_line(session: Session, line: str | bytes) -> tuple[str | None, bool]:
     """
     session.requests += 1
     try:
-        if FAST_PATH and not session.debug and type(line) is bytes:
-            # fast_reply's test inline (the common line: one call less)
-            raw = line.strip(_BLANK_BYTES)
-            if raw[:6] == b"board:" and len(raw) <= MAX_LINE and len(raw.split(None, 1)) == 1:
-                fast = session.engine.fast_reply(raw)
-                if fast is not None:
-                    text, score = fast
-                    if session.game_score != score or session.pending_resign is not None:
-                        _track_score(session, score)
-                    return text, False
-        elif FAST_PATH:
-            fast_text = fast_reply(session, line)
-            if fast_text is not None:
-                return fast_text, False
+        fast = fast_reply(session, line) if FAST_PATH else None
+        if fast is not None:
+            return fast, False
         reply, end = _dispatch(session, _clean(line))
     except (GbotError, ValueError) as exc:
         session.errors += 1
@@ -117,12 +106,12 @@ def fast_reply(session: Session, line: str | bytes) -> str | None:
     None when the general path must answer (the same reply either way)."""
     if session.debug:
         return None
-    if isinstance(line, str):
+    if type(line) is not bytes and isinstance(line, str):
         if not line.isascii():
             return None
         line = line.encode()
     raw = line.strip(_BLANK_BYTES)
-    if len(raw) > MAX_LINE or not raw.startswith(b"board:") or len(raw.split(None, 1)) != 1:
+    if raw[:6] != b"board:" or len(raw) > MAX_LINE or len(raw.split(None, 1)) != 1:
         return None
     fast = session.engine.fast_reply(raw)
     if fast is None:
@@ -374,6 +363,8 @@ def _track_game(session: Session, fb: FibsBoard) -> None:
 
 def _track_score(session: Session, score: tuple[int, int]) -> None:
     """:func:`_track_game` from the line's score ``(me, opponent)``."""
+    if session.pending_resign is None and session.game_score == score:
+        return                              # the common line: nothing to track
     if session.pending_resign is not None:
         offered_at, level = session.pending_resign
         session.pending_resign = None
