@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core import cubemath as _cubemath
 from gbot.core import facts as _facts
 from gbot.core.board import Board
 from gbot.core.movegen import legal_plays_raw
@@ -60,6 +61,11 @@ TakeAction = Literal["take", "drop", "beaver"]
 Probabilities = tuple[float, float, float, float, float]
 """Cubeless ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` of the side on
 roll; the gammon figures include the backgammons."""
+
+_TAKE_WORDS: tuple[TakeAction, TakeAction, TakeAction] = ("take", "drop", "beaver")
+"""The answers by :mod:`gbot.core.cubemath`'s response codes (``TAKE``, ``PASS``,
+``BEAVER``)."""
+assert (_cubemath.TAKE, _cubemath.PASS, _cubemath.BEAVER) == (0, 1, 2)
 
 NO_DOUBLE_BELOW = 0.45
 """Before the Crawford game and in money play, no cube model doubles below this winning
@@ -172,7 +178,8 @@ class Engine:
                 and r.end_mode == "backgammons"):
             return _NoFastPath(r)
         return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE,
-                        cube_lookahead=self.cube_ply > 0)
+                        cube_lookahead=self.cube_ply > 0,
+                        short_bearoff=SHORT_BEAROFF_CHECKERS)
 
     # --- checker play ---------------------------------------------------------------------
     def choose_play(self, pos: Position, dice: Sequence[int],
@@ -314,9 +321,8 @@ class Engine:
             doubler = replace(state, player_on_roll=1 - state.player_to_act,
                               double_offered=False)
             d = self.cube_decision(pos.swapped(), doubler)
-            if d.response == "beaver":
-                return "beaver" if self.may_beaver(state) else "take"
-            return "drop" if d.response == "pass" else "take"
+            return _TAKE_WORDS[_cubemath.answer_of(_cubemath.RESPONSES.index(d.response),
+                                                   self.may_beaver(state))]
         win = self.probabilities(pos)[0]
         return "take" if win >= 0.25 else "drop"
 
@@ -352,8 +358,8 @@ class Engine:
         """Whether the doubled side may beaver in ``state``: money play with beavers on and
         room on the cube for the redouble."""
         r = state.rules
-        return (state.match_length == 0 and r.beavers and r.cube_enabled
-                and state.cube_value * 4 <= r.max_cube)
+        return bool(_cubemath.beaver_allowed(state.match_length == 0, r.beavers,
+                                             r.cube_enabled, state.cube_value, r.max_cube))
 
     # --- resignation ------------------------------------------------------------------------
     def may_resign(self, pos: Position) -> bool:
@@ -470,21 +476,7 @@ def _default_evaluator(caucasian: bool) -> EvaluatorProtocol | None:
 def short_bearoff(b: Board) -> bool:
     """Both sides bearing off (every checker home, none on the bar), each with at most
     :data:`SHORT_BEAROFF_CHECKERS` checkers left and the game not over."""
-    v = b.tolist()
-    if v[25] or v[0]:
-        return False
-    mine = theirs = 0
-    for i in range(1, 25):
-        x = v[i]
-        if x > 0:
-            if i > 6:
-                return False
-            mine += x
-        elif x < 0:
-            if i < 19:
-                return False
-            theirs -= x
-    return 0 < mine <= SHORT_BEAROFF_CHECKERS and 0 < theirs <= SHORT_BEAROFF_CHECKERS
+    return bool(_facts.bearoff_within(b, SHORT_BEAROFF_CHECKERS))
 
 
 def _cube_matters(st: MatchState) -> bool:

@@ -1,9 +1,10 @@
 """The engine's one-call answers to bare gnubg board lines (:meth:`gbot.engine.Engine.fast_reply`).
 
-Most questions of a gnubg match are a move or double/roll with nothing to weigh beyond the
-0-ply networks and the cube model. :class:`FastPath` answers those from the line's bytes in
-:func:`gbot.core.answer.answer_board` (and, in match play, :func:`~gbot.core.answer.match_play`
-or :func:`~gbot.core.answer.match_cube`), with the engine's thresholds and the cube situation
+Most questions of a gnubg match are a move, double/roll or take/drop with nothing to weigh
+beyond the 0-ply networks and the cube model. :class:`FastPath` answers those from the line's
+bytes in :func:`gbot.core.answer.answer_board` (and, in match play,
+:func:`~gbot.core.answer.match_play`, :func:`~gbot.core.answer.match_cube` or
+:func:`~gbot.core.answer.match_take`), with the engine's thresholds and the cube situation
 built as the engine builds it; everything else is left to the engine's general path (None),
 which is the reference for these replies (``tests/test_fast_answer.py`` holds the two equal).
 """
@@ -50,7 +51,12 @@ _OWNER_OF = (CENTRE, 1, 0)
 _frombuffer = np.frombuffer
 _U8 = np.dtype(np.uint8)
 _FALLBACK, _MOVE, _ROLL, _DOUBLE = _an.FALLBACK, _an.MOVE, _an.ROLL, _an.DOUBLE
-_NEED_MATCH, _NEED_CUBE = _an.NEED_MATCH, _an.NEED_CUBE
+_NEED_MATCH, _NEED_CUBE, _NEED_TAKE = _an.NEED_MATCH, _an.NEED_CUBE, _an.NEED_TAKE
+_WORDS = {_ROLL: "roll", _DOUBLE: "double", _an.TAKE: "take", _an.DROP: "drop",
+          _an.BEAVERS: "beaver"}
+"""The replies that are one word, by kernel code."""
+assert (_NEED_MATCH, _NEED_CUBE, _NEED_TAKE) == (4, 5, 6)    # match_kernels' order
+assert all(c < _NEED_MATCH or c > _NEED_TAKE for c in (_FALLBACK, _MOVE, *_WORDS))
 _LEN, _ME, _OPP, _CUBE, _OWN, _CRAW = (i - OUT_CUBE for i in (
     OUT_LENGTH, OUT_SCORE_ME, OUT_SCORE_OPP, OUT_CUBE, OUT_OWNER, OUT_CRAWFORD))
 """The situation key's fields in ``fields[OUT_CUBE:OUT_CRAWFORD + 1]``."""
@@ -101,21 +107,23 @@ class _Calls:
         self.fast = fast
         self.work = _an.Work(s.play, _mg.HASH_KEYS, s.fields, s.reply, s.info)
         self.answer = Bound(_an.answer_board, (path.settings, fast, self.work))
-        self.match: dict[_SituationKey, tuple[Bound, Bound]] = {}
-        """match_play and match_cube per cube situation, bound to its two sides'
-        :class:`gbot.core.answer.Situation`."""
+        self.match: dict[_SituationKey, tuple[Bound, Bound, Bound]] = {}
+        """match_play, match_cube and match_take per cube situation, bound to its two sides'
+        :class:`gbot.core.answer.Situation` (match_take to the doubler's, the opponent's)."""
         self._first: dict[tuple[Any, tuple[Any, ...]], Bound] = {}
         """The first :class:`Bound` of a kernel per layout of its situation
         (:func:`_layout`): later ones share its compiled version."""
 
-    def match_kernels(self, path: FastPath, key: _SituationKey) -> tuple[Bound, Bound]:
-        """``(match_play, match_cube)`` for the situation ``key`` (GbotError: impossible)."""
+    def match_kernels(self, path: FastPath, key: _SituationKey) -> tuple[Bound, Bound, Bound]:
+        """``(match_play, match_cube, match_take)`` for the situation ``key`` (GbotError:
+        impossible)."""
         hit = self.match.get(key)
         if hit is None:
             mine, theirs = path.situations(key)
             hit = (self._bound(_an.match_play, (path.settings, self.fast, self.work, theirs),
                                theirs),
-                   self._bound(_an.match_cube, (self.work, mine), mine))
+                   self._bound(_an.match_cube, (self.work, mine), mine),
+                   self._bound(_an.match_take, (self.work, theirs), theirs))
             if len(self.match) > 4096:
                 self.match.clear()
             self.match[key] = hit
@@ -146,11 +154,15 @@ class FastPath:
     ``no_double_below`` and ``no_resign_above`` are the engine's thresholds
     (:data:`gbot.engine.NO_DOUBLE_BELOW`, :data:`gbot.engine.NO_RESIGN_ABOVE`);
     ``cube_lookahead``: the engine decides the cube by a look-ahead (:attr:`Engine.cube_ply`),
-    so every cube decision that needs more than the no-double screen is left to it.
+    so every cube decision that needs more than the no-double screen is left to it;
+    ``short_bearoff``: the engine's cube decisions in bear-offs with at most this many
+    checkers a side look ahead (:data:`gbot.engine.SHORT_BEAROFF_CHECKERS`), and are left to
+    it (the default: every bear-off).
     """
 
     def __init__(self, evaluator: Evaluator, rules: Rules, no_double_below: float,
-                 no_resign_above: float, *, cube_lookahead: bool = False) -> None:
+                 no_resign_above: float, *, cube_lookahead: bool = False,
+                 short_bearoff: int = 15) -> None:
         self.evaluator = evaluator
         self.rules = rules
         self.cube_lookahead = cube_lookahead
@@ -161,7 +173,7 @@ class FastPath:
             cubeless_plays=rules.end_mode == "backgammons",
             mult=_f64(END_MULTIPLIERS[rules.end_mode]), jacoby=bool(rules.jacoby),
             beavers=bool(rules.beavers), cube_cap=int(rules.cube_cap),
-            cube_lookahead=bool(cube_lookahead))
+            cube_lookahead=bool(cube_lookahead), short_bearoff=int(short_bearoff))
         self._local = threading.local()
         self._situations: dict[_SituationKey, tuple[_an.Situation, _an.Situation]] = {}
 
@@ -180,29 +192,29 @@ class FastPath:
             raw = bytes(raw)
         code = calls.answer(_frombuffer(raw, _U8))
         w = calls.work
-        if code == _ROLL or code == _MOVE or code == _DOUBLE:
+        if code == _FALLBACK:
+            return None
+        if code < _NEED_MATCH or code > _NEED_TAKE:
             f = w.fields
             score = (int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]))
-        elif code == _NEED_MATCH or (code == _NEED_CUBE and not self.cube_lookahead):
+        elif code != _NEED_CUBE or not self.cube_lookahead:
             # a match's move is ranked with the opponent's cube, a cube decision by the
             # static cube model (a look-ahead engine's cube decisions are the look-ahead's)
             v = w.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
             key = (v[_LEN], v[_ME], v[_OPP], v[_CUBE], v[_OWN], v[_CRAW])
             try:
-                play, cube = calls.match_kernels(self, key)
+                kernels = calls.match_kernels(self, key)
             except GbotError:               # an impossible cube situation: reported there
                 return None
-            code = play() if code == _NEED_MATCH else cube()
+            code = kernels[code - _NEED_MATCH]()
             if code == _FALLBACK:
                 return None
             score = (v[_ME], v[_OPP])
         else:
             return None
-        if code == _ROLL:
-            return "roll", score
-        if code == _DOUBLE:
-            return "double", score
-        return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score
+        if code == _MOVE:
+            return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score
+        return _WORDS[code], score
 
     def situations(self, key: _SituationKey) -> tuple[_an.Situation, _an.Situation]:
         """My cube situation in a line with the numbers ``key`` (cube life aside) and the

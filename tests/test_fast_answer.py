@@ -120,6 +120,53 @@ def test_generated_lines_same_replies(engines: list[Engine], b: FibsBoard) -> No
 
 
 
+TAKE_SITUATIONS = [
+    # (match length, score (me, them), cube, owner seen by the doubled side, post-Crawford)
+    (0, (0, 0), 1, "centre", False), (0, (0, 0), 2, "opponent", False),
+    (0, (0, 0), 8, "opponent", False), (7, (0, 0), 1, "centre", False),
+    (7, (2, 4), 2, "opponent", False), (7, (5, 3), 1, "centre", False),
+    (9, (3, 8), 1, "centre", True), (5, (4, 1), 1, "centre", True),
+    (11, (6, 9), 4, "opponent", False), (3, (1, 1), 1, "centre", False)]
+
+
+def take_lines(boards: list[str]) -> list[str]:
+    """Take questions on the positions of ``boards``, in each of :data:`TAKE_SITUATIONS`."""
+    out = []
+    for line in boards:
+        fb, beavered = ge.parse_gnubg_question(line)
+        if beavered:
+            continue
+        for length, score, cube, owner, post in TAKE_SITUATIONS:
+            out.append(format_fibs_board(FibsBoard(
+                points=fb.points, dice=(0, 0), cube_value=cube, cube_owner=owner,
+                may_double=(owner == "centre", True), double_pending=True, score=score,
+                match_length=length, crawford_game=False, post_crawford=post,
+                names=("gbot", "taker"))))
+    return out
+
+
+def test_take_questions_same_replies(engines: list[Engine],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take, drop and beaver from the kernels (the static cube model's engines) are the
+    general path's, on the referee's positions (contact, races, no-contact, bear-offs) in
+    money and match situations; the kernels answer all but the bear-offs."""
+    boards = list(referee_boards())[::3]
+    lines = take_lines(boards)
+    assert len(lines) > 3000
+    for engine in engines[-2:] + engines[:1]:
+        want = _answers(engine, lines, False, monkeypatch)
+        assert _answers(engine, lines, True, monkeypatch) == want
+        kinds = {r[0] for r in want}
+        assert {"take", "drop"} <= kinds, kinds
+        if engine.rules.beavers:
+            assert "beaver" in kinds
+        answered = sum(ge.fast_reply(ge.Session(engine), line) is not None for line in lines)
+        if engine.cube_ply == 0:
+            assert answered >= 0.8 * len(lines)
+        else:
+            assert answered == 0                     # the look-ahead decides every take
+
+
 def test_kernel_arguments_are_the_sources_named_fields(engines: list[Engine]) -> None:
     """The bundles the fast path builds hold what their sources give, field by field, and
     every call goes to the compiled code (no dispatcher)."""
@@ -176,7 +223,8 @@ def test_new_situations_share_the_compiled_kernels(engines: list[Engine]) -> Non
     calls = path._local.calls
     resolved = {b.kernel: b.compiled for pair in calls.match.values() for b in pair
                 if b.compiled is not None}
-    assert set(resolved) == {fastreply._an.match_play, fastreply._an.match_cube}
+    assert set(resolved) == {fastreply._an.match_play, fastreply._an.match_cube,
+                             fastreply._an.match_take}
     assert all(fn is not kernel for kernel, fn in resolved.items())
     lines = [format_fibs_board(FibsBoard(
         points=tuple(int(v) for v in Position.initial().board), dice=dice, cube_value=cube,
@@ -197,4 +245,4 @@ def test_new_situations_share_the_compiled_kernels(engines: list[Engine]) -> Non
         new = [pair for key, pair in calls.match.items() if key not in known]
         assert len(new) == 1
         for b in new[0]:
-            assert b.compiled is resolved[b.kernel]
+            assert b.compiled is None or b.compiled is resolved[b.kernel]

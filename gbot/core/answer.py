@@ -16,8 +16,13 @@ questions that make up most of a match when the answer needs no match-state reas
   :func:`gbot.cube.decision.decide` call too (:mod:`gbot.core.cubemath`);
 
 both only when no resignation can be due: with contact, or with a 0-ply winning chance above
-the engine's resignation threshold. Everything else (take questions, a possible double or
-resignation, lines the fast reader does not accept) is :data:`FALLBACK`: the engine's general
+the engine's resignation threshold. A take question (a double pending) is answered by the
+static cube model as the doubler's decision (:func:`gbot.core.cubemath.response_of`,
+:func:`~gbot.core.cubemath.answer_of`): in money play without a cube cap by Janowski's forms,
+in match play by :func:`match_take` (:data:`NEED_TAKE`), never for an engine whose cube
+decisions look ahead, nor in short bear-offs (``Settings.short_bearoff``). Everything else (a
+possible double or resignation past those, lines the fast reader does not accept) is
+:data:`FALLBACK`: the engine's general
 path answers (:meth:`gbot.engine.Engine.fast_reply` calls these kernels through
 :mod:`gbot.fastreply`), which is the reference for these answers.
 
@@ -51,11 +56,17 @@ from gbot.core.boardline import (
 )
 from gbot.core.classify import BEAROFF, OVER
 from gbot.core.cubemath import (
+    BEAVER,
     JANOWSKI_MAX_CUBE,
     LIVES,
+    OWNER_CENTRE,
+    OWNER_ME,
     OWNER_OPPONENT,
+    PASS,
     WIN_G,
     action_of,
+    answer_of,
+    beaver_allowed,
     clip_probs,
     cube_values,
     dead_values_rows,
@@ -67,12 +78,13 @@ from gbot.core.cubemath import (
     pick,
     response_of,
 )
-from gbot.core.facts import checkers_left, class_and_pips, contact
+from gbot.core.facts import bearoff_within, checkers_left, class_and_pips, contact
 from gbot.core.jit import jit
 from gbot.core.notation import format_steps_into
 
-__all__ = ["DOUBLE", "FALLBACK", "MOVE", "NEED_CUBE", "NEED_MATCH", "ROLL", "Nets", "Settings",
-           "Situation", "Work", "answer_board", "match_cube", "match_play"]
+__all__ = ["BEAVERS", "DOUBLE", "DROP", "FALLBACK", "MOVE", "NEED_CUBE", "NEED_MATCH",
+           "NEED_TAKE", "ROLL", "TAKE", "Nets", "Settings", "Situation", "Work", "answer_board",
+           "match_cube", "match_play", "match_take"]
 
 FALLBACK = 0
 """Not answered here."""
@@ -87,6 +99,15 @@ NEED_MATCH = 4
 NEED_CUBE = 5
 """Double or roll in match play, the cube model to ask: :func:`match_cube` (``fields`` and
 ``play.probs[0]``, the position's 0-ply probabilities, are valid)."""
+NEED_TAKE = 6
+"""Take or drop in match play, the cube model to ask: :func:`match_take` (``fields`` and
+``play.probs[0]``, the doubler's 0-ply probabilities, are valid)."""
+TAKE = 7
+"""The reply is ``take``."""
+DROP = 8
+"""The reply is ``drop``."""
+BEAVERS = 9
+"""The reply is ``beaver``."""
 
 class Settings(NamedTuple):
     """A session's rule switches and the engine's thresholds (built once per engine)."""
@@ -114,6 +135,9 @@ class Settings(NamedTuple):
     """The engine decides the cube by a look-ahead: every money cube decision past the
     no-double screen is left to the general path (:data:`FALLBACK`), and :data:`NEED_CUBE`
     is the caller's to hand on."""
+    short_bearoff: int
+    """The engine's cube decisions look ahead in bear-offs with at most this many checkers
+    a side (:func:`gbot.core.facts.bearoff_within`): left to the general path."""
 
 
 class Work(NamedTuple):
@@ -189,7 +213,7 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     if start < 0 or not read_gnubg_numbers(text[start:], fields):
         return FALLBACK
     if fields[OUT_PENDING] != 0:              # a double is pending: take or drop
-        return FALLBACK
+        return _take_question(s, nets, w)
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
@@ -230,8 +254,8 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     if win < s.no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
     cls, pips = class_and_pips(board)
-    if cls == BEAROFF or cls == OVER:
-        return FALLBACK                       # bear-offs may get a look-ahead decision
+    if _looks_ahead(board, cls, s):
+        return FALLBACK                       # short bear-offs get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
     if s.cube_cap != 0 or s.cube_lookahead or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
@@ -240,6 +264,64 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
+
+
+@jit
+def _looks_ahead(board: I8, cls: int, s: Settings) -> bool:
+    """Whether the engine's cube decision for the side on roll of ``board`` (of class
+    ``cls``) is not the static model's: a short bear-off (the look-ahead's), or the game over
+    (the general path reports it)."""
+    return cls == OVER or (cls == BEAROFF and bearoff_within(board, s.short_bearoff))
+
+
+@jit
+def _doubler_board(fields: I64) -> I8:
+    """The board of the line read into ``fields`` seen by the opponent (the doubler of a
+    take question, as if on roll)."""
+    board = np.empty(26, dtype=np.int8)
+    for i in range(26):
+        board[i] = -fields[25 - i]
+    return board
+
+
+@jit
+def _take_question(s: Settings, nets: Nets, w: Work) -> int:
+    """Take, drop or beaver for the line read into ``w.fields`` (a double pending), as
+    :meth:`gbot.engine.Engine.respond_double` decides with the static cube model: the
+    doubler's decision (:func:`gbot.core.cubemath.response_of`) from its 0-ply
+    probabilities, which go to ``w.play.probs[0]``. :data:`TAKE`, :data:`DROP`,
+    :data:`BEAVERS`, :data:`NEED_TAKE` (match play: :func:`match_take`) or :data:`FALLBACK`
+    (a look-ahead engine, short bear-offs, a capped or dead cube, a double the doubler may not
+    give: the general path's)."""
+    fields = w.fields
+    length = fields[OUT_LENGTH]
+    if not s.cube_enabled or s.cube_lookahead or (length > 0 and fields[OUT_CRAWFORD] != 0):
+        return FALLBACK
+    board = _doubler_board(fields)
+    cls, pips = class_and_pips(board)
+    if _looks_ahead(board, cls, s):
+        return FALLBACK                       # short bear-offs get a look-ahead decision
+    if _static_win(board, s.bearoff, nets, w) < 0.0:
+        return FALLBACK
+    if length != 0:
+        return NEED_TAKE
+    cube = fields[OUT_CUBE]
+    if s.cube_cap != 0 or cube > JANOWSKI_MAX_CUBE or cube * 2 > s.max_cube:
+        return FALLBACK
+    # the doubler's cube: centred, or its own (the reader refuses a double of my cube)
+    owner = OWNER_CENTRE if fields[OUT_OWNER] == OWNER_CENTRE else OWNER_ME
+    e = np.empty(3, dtype=np.float64)
+    checked = np.empty(5, dtype=np.float64)
+    if not _money_values(w.play.probs[0], cls, pips, owner, s, checked, e):
+        return FALLBACK
+    answer = answer_of(response_of(e[1], e[2], s.beavers),
+                       beaver_allowed(True, s.beavers, s.cube_enabled, cube, s.max_cube))
+    return _TAKE_CODES[answer]
+
+
+_TAKE_CODES = (TAKE, DROP, BEAVERS)
+"""The replies by :mod:`gbot.core.cubemath`'s response codes (TAKE, PASS, BEAVER)."""
+assert PASS == 1 and BEAVER == 2
 
 
 @jit
@@ -263,12 +345,24 @@ def _money_doubles(p: F64, cls: int, pips: int, owner: int, s: Settings) -> int:
     probabilities are inconsistent (the general path then reports it): Janowski's values and
     the decision rule of :mod:`gbot.core.cubemath`."""
     checked = np.empty(5, dtype=np.float64)
-    if not clip_probs(p, checked):
-        return -1
     e = np.empty(3, dtype=np.float64)
-    janowski(checked, s.mult, life_of(cls, pips, LIVES), owner, s.jacoby, e)
+    if not _money_values(p, cls, pips, owner, s, checked, e):
+        return -1
     a = action_of(e[0], e[1], e[2], checked[WIN_G], s.beavers)
     return 1 if doubles(a) else 0
+
+
+@jit
+def _money_values(p: F64, cls: int, pips: int, owner: int, s: Settings, checked: F64,
+                  e: F64) -> bool:
+    """Janowski's no double, double/take, double/pass values ``e`` (money, no cube cap) of
+    the side on roll with probabilities ``p`` (clipped into ``checked``), as
+    :func:`gbot.cube.cubeful.cubeful_clipped` values them; False when the probabilities are
+    inconsistent."""
+    if not clip_probs(p, checked):
+        return False
+    janowski(checked, s.mult, life_of(cls, pips, LIVES), owner, s.jacoby, e)
+    return True
 
 
 @jit
@@ -368,15 +462,15 @@ def match_cube(work: Work, mine: Situation) -> int:
     may double), from its 0-ply probabilities in ``work.play.probs[0]``, as
     :meth:`gbot.engine.Engine.cube_action` decides with the cube model
     (:func:`gbot.cube.decision.decide`) in the side on roll's cube situation ``mine``:
-    :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (bear-offs, and whatever the general
+    :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (the game over, whatever the general
     path reports)."""
     c = mine
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = work.fields[i]
     cls, pips = class_and_pips(board)
-    if cls == BEAROFF or cls == OVER:
-        return FALLBACK
+    if cls == OVER:
+        return FALLBACK                              # (answer_board screens bear-offs)
     life = life_of(cls, pips, c.lives)
     checked = np.empty(5, dtype=np.float64)
     if not clip_probs(work.play.probs[0], checked):
@@ -390,3 +484,31 @@ def match_cube(work: Work, mine: Situation) -> int:
     if not c.can:
         return ROLL
     return DOUBLE if _match_doubles(raw, checked, c.win_mwc, c.lose_mwc) else ROLL
+
+
+@jit
+def match_take(work: Work, theirs: Situation) -> int:
+    """Take or drop for the line read into ``work.fields`` (match play, a double pending),
+    from the doubler's 0-ply probabilities in ``work.play.probs[0]``, as
+    :meth:`gbot.engine.Engine.respond_double` decides with the cube model in the doubler's
+    cube situation ``theirs``: :data:`TAKE`, :data:`DROP` or :data:`FALLBACK` (what the
+    general path reports, a double the doubler may not give)."""
+    c = theirs
+    if not c.can:
+        return FALLBACK
+    board = _doubler_board(work.fields)
+    cls, pips = class_and_pips(board)
+    if cls == OVER:
+        return FALLBACK                              # (answer_board screens bear-offs)
+    checked = np.empty(5, dtype=np.float64)
+    if not clip_probs(work.play.probs[0], checked):
+        return FALLBACK
+    raw = np.empty(3, dtype=np.float64)
+    if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube, c.owner, c.top,
+                   life_of(cls, pips, c.lives), False, c.dead_nd, c.can, raw) != 0:
+        return FALLBACK
+    if c.win_mwc == c.lose_mwc:
+        return FALLBACK
+    dt = emg(raw[1], c.win_mwc, c.lose_mwc)
+    dp = emg(raw[2], c.win_mwc, c.lose_mwc)
+    return _TAKE_CODES[answer_of(response_of(dt, dp, False), False)]

@@ -615,6 +615,24 @@ def action_of(nd: float, dt: float, dp: float, win_gammon: float, beavers: bool)
 
 
 @jit
+def beaver_allowed(money: bool, beavers: bool, cube_enabled: bool, cube: int,
+                   max_cube: int) -> bool:
+    """Whether the doubled side may beaver a double of ``cube``: money play with beavers on
+    and room on the cube (the highest cube ``max_cube``) for the redouble."""
+    return money and beavers and cube_enabled and cube * 4 <= max_cube
+
+
+@jit
+def answer_of(response: int, may_beaver: bool) -> int:
+    """The doubled side's answer to the double: the model's ``response``
+    (:func:`response_of`), a :data:`BEAVER` taken plainly (:data:`TAKE`) where a beaver is
+    not allowed (``may_beaver``, :func:`beaver_allowed`)."""
+    if response == BEAVER and not may_beaver:
+        return TAKE
+    return response
+
+
+@jit
 def doubles(action: int) -> bool:
     """Whether ``action`` turns the cube."""
     return action == DOUBLE_TAKE or action == DOUBLE_PASS

@@ -28,6 +28,27 @@ def contact(b: Board) -> bool:
 
 
 @jit
+def bearoff_within(b: Board, most: int) -> bool:
+    """Both sides bearing off (every checker home, none on the bar), each with at most
+    ``most`` checkers left and the game not over."""
+    if b[25] != 0 or b[0] != 0:
+        return False
+    mine = 0
+    theirs = 0
+    for i in range(1, 25):
+        v = int(b[i])
+        if v > 0:
+            if i > 6:
+                return False
+            mine += v
+        elif v < 0:
+            if i < 19:
+                return False
+            theirs -= v
+    return 0 < mine <= most and 0 < theirs <= most
+
+
+@jit
 def checkers_left(b: Board) -> tuple[int, int]:
     """Checkers still in play (board and bar) for ``(me, opponent)``."""
     mine = int(b[25])

@@ -122,16 +122,17 @@ def fast_reply(session: Session, line: str | bytes) -> str | None:
 
 
 def warm(engine: Engine) -> None:
-    """Answer moves, cube questions and a bear-off, in money and match play, with ``engine``
-    (a throwaway session): every kernel of the common questions loaded, and the bear-off
-    tables, before play. The short bear-off's double and take load the cube look-ahead's
+    """Answer moves, cube questions (double and take) and a bear-off, in money and match play,
+    with ``engine`` (a throwaway session): every kernel of the common questions loaded, and the
+    bear-off tables, before play. The short bear-off's double and take load the cube look-ahead's
     kernels whatever the engine's cube look-ahead (:meth:`Engine.cube_decision_ply`)."""
 
     for pid, dice, length, pending in (
             ("4HPwATDgc/ABMA", (3, 1), 0, False), ("4HPwATDgc/ABMA", (0, 0), 0, False),
             ("NwAAwB0AAAAAAA", (3, 1), 0, False), ("NwAAwB0AAAAAAA", (0, 0), 0, False),
             ("NwAAwB0AAAAAAA", (0, 0), 0, True), ("4HPwATDgc/ABMA", (6, 4), 5, False),
-            ("4HPwATDgc/ABMA", (0, 0), 5, False), ("sHPwATDgc/ABMA", (0, 0), 5, False)):
+            ("4HPwATDgc/ABMA", (0, 0), 5, False), ("sHPwATDgc/ABMA", (0, 0), 5, False),
+            ("4HPwATDgc/ABMA", (0, 0), 0, True), ("4HPwATDgc/ABMA", (0, 0), 5, True)):
         points = tuple(int(v) for v in Position.from_id(pid).board)
         fb = FibsBoard(points=points, dice=dice, cube_value=1, cube_owner="centre",
                        may_double=(True, True), double_pending=pending, score=(0, 0),
