@@ -11,8 +11,8 @@ from gbot.core.board import START
 from gbot.train import blend as B
 
 
-def _folder(path: Path, chunks: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(4)
+def _folder(path: Path, chunks: int, seed: int = 4) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
     path.mkdir()
     boards = np.repeat(START[None, :], 3 * chunks, axis=0).astype(np.int8)
     boards[:, 1] = np.arange(3 * chunks) % 3 - 2         # distinct boards
@@ -59,3 +59,26 @@ def test_blend_with_gnubg_zero_ply_moves_toward_it(tmp_path: Path) -> None:
     with np.load(tmp_path / "out" / "label-00000.npz") as z:
         assert np.allclose(z["probs"], oracle.probabilities(z["boards"], 0), atol=1e-6)
         assert not np.allclose(z["probs"], labels[0])
+
+
+def test_blend_with_another_folder_of_the_same_positions(tmp_path: Path) -> None:
+    labels = _folder(tmp_path / "src", 2)
+    other = _folder(tmp_path / "other", 2, seed=5)  # same boards, other labels
+    assert B.run(tmp_path / "src", tmp_path / "out", 0.4, log=lambda m: None,
+                 other=tmp_path / "other") == 2
+    for i in range(2):
+        with np.load(tmp_path / "out" / f"label-{i:05d}.npz") as z:
+            assert np.allclose(z["probs"], 0.4 * other[i] + 0.6 * labels[i], atol=1e-7)
+
+
+def test_blend_with_a_folder_of_other_positions_is_refused(tmp_path: Path) -> None:
+    _folder(tmp_path / "src", 1)
+    (tmp_path / "other").mkdir()
+    np.savez(tmp_path / "other" / "label-00000.npz",
+             boards=np.zeros((3, 26), np.int8), probs=np.zeros((3, 5), np.float32))
+    with pytest.raises(ValueError, match="same positions"):
+        B.run(tmp_path / "src", tmp_path / "out", 0.5, log=lambda m: None,
+              other=tmp_path / "other")
+    with pytest.raises(FileNotFoundError, match="same positions"):
+        B.run(tmp_path / "src", tmp_path / "out2", 0.5, log=lambda m: None,
+              other=tmp_path / "src" / "missing")

@@ -360,16 +360,21 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
               required=True, help="a labelled folder (teacher or label stage)")
 @click.option("--out", type=click.Path(path_type=Path), required=True)
 @click.option("--share", default=0.3, show_default=True, type=click.FloatRange(0.0, 1.0),
-              help="share of gnubg-nn's 0-ply probabilities in the new labels")
-def blend_stage(src: Path, out: Path, share: float) -> None:
-    """Blend a labelled folder's probabilities with gnubg-nn 0-ply (resumable)."""
+              help="share of the other labels (gnubg-nn's 0-ply, or --with's) in the new ones")
+@click.option("--with", "other", type=click.Path(path_type=Path, exists=True, file_okay=False),
+              default=None, help="blend with this labelled folder of the same positions (for "
+                                 "example another teacher's) instead of gnubg-nn 0-ply")
+def blend_stage(src: Path, out: Path, share: float, other: Path | None) -> None:
+    """Blend a labelled folder's probabilities with gnubg-nn 0-ply or another folder's
+    (resumable)."""
     from gbot.train import blend as B
     log = _log_to(out / "log.txt")
     try:
-        n = B.run(src, out, share, log=log)
-    except FileNotFoundError as e:
+        n = B.run(src, out, share, log=log, other=other)
+    except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None
-    log(f"blended {n} chunks of {src} with {share} of gnubg-nn 0-ply into {out}")
+    log(f"blended {n} chunks of {src} with {share} of "
+        f"{'gnubg-nn 0-ply' if other is None else other} into {out}")
 
 
 @cli.command(name="rollout")
