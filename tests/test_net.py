@@ -71,7 +71,7 @@ def test_fast_forward_matches_dense_reference(nets: Networks, heldout: tuple) ->
     boards, _ = heldout
     fast = nets.evaluate(boards)
     dense = nets.evaluate_dense(boards)
-    assert np.abs(fast[:, 0] - dense[:, 0]).max() < 1e-4
+    assert np.abs(fast[:, 0] - dense[:, 0]).max() < 1e-5
     assert (fast[:, 1:] <= dense[:, 1:] + 1e-4).all()
     untouched = (dense[:, 1] <= dense[:, 0]) & (dense[:, 2] <= dense[:, 1])
     in_play = (np.abs(boards[:, 1:25].astype(int)).sum(axis=1) + boards[:, 25]
@@ -79,6 +79,39 @@ def test_fast_forward_matches_dense_reference(nets: Networks, heldout: tuple) ->
     live = untouched & in_play & (C.classify_many(boards) >= C.CRASHED)
     assert live.sum() > 1000
     assert np.abs(fast[live, 1] - dense[live, 1]).max() < 1e-4
+
+
+def test_forward_same_whatever_the_batch(nets: Networks, heldout: tuple) -> None:
+    """The first layer's sums are carried from board to board but exact: each board gets the
+    same figures alone, in a batch, and in a batch of another order."""
+    boards, _ = heldout
+    batch = nets.evaluate(boards)
+    assert np.array_equal(nets.evaluate(boards[::-1].copy())[::-1], batch)
+    alone = np.concatenate([nets.evaluate(b) for b in boards[:600]])
+    assert np.array_equal(alone, batch[:600])
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 300.0])
+def test_integer_first_layer_any_scale(heldout: tuple, scale: float) -> None:
+    """Weights of very different sizes (one hidden unit each, one unit all zero) keep their
+    precision in the integer first layer: each unit read alone through the win output."""
+    from gbot.core.encode import N_INPUTS
+
+    boards, _ = heldout
+    rng = np.random.default_rng(7)
+    hidden = 8
+    cols = scale * np.logspace(-2, 2, hidden) * (np.arange(hidden) > 0)
+    w1 = (rng.normal(0, 1, (N_INPUTS, hidden)) * cols).astype(np.float32)
+    for u in range(1, hidden):
+        w2 = np.zeros((hidden, 5), dtype=np.float32)
+        w2[u, 0] = 1.0 / (40.0 * cols[u])   # keeps the win output's logit about -1..1
+        p = {"w1": w1, "b1": np.zeros(hidden, np.float32), "w2": w2,
+             "b2": np.zeros(5, np.float32)}
+        net = Networks({"all": p}, activation="relu",
+                       class_net={c: "all" for c in ("bearoff", "race", "crashed", "contact")})
+        fast = net.evaluate(boards)[:, 0]
+        dense = net.evaluate_dense(boards)[:, 0]
+        assert np.abs(fast - dense).max() < 1e-5
 
 
 def test_probabilities_consistent(nets: Networks, heldout: tuple) -> None:

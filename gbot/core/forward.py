@@ -3,11 +3,11 @@
 Each network is ``N_INPUTS -> hidden -> 5`` (hidden activation sigmoid or ReLU, sigmoid
 outputs). The inputs (see :mod:`gbot.core.encode`) are never materialised: every input is an
 integer count (checkers on a slot, borne off, a feature's count) times a fixed scale, and the
-first layer is stored in whole-number units (:func:`build_matrix`), so the hidden
-pre-activation is the bias plus one exact float64 sum of count-weighted rows. Being exact, the
-sum is carried from one board of a batch to the next: only the slots and features that differ
-are taken away and added (a batch of one roll's results changes a few points per board), and
-each board's figures are the same whatever the batch.
+first layer is stored in whole-number units (:func:`build_matrix`), so each hidden
+pre-activation is the bias plus a fixed unit times one exact ``int32`` sum of count-weighted
+rows. Being exact, the sum is carried from one board of a batch to the next: only the slots
+and features that differ are taken away and added (a batch of one roll's results changes a
+few points per board), and each board's figures are the same whatever the batch.
 
 After the network, the five probabilities are made consistent (win >= win_g >= win_bg,
 1 - win >= lose_g >= lose_bg), gammons that can no longer happen are set to zero, and finished
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.arrays import F32, F64
+from gbot.core.arrays import F32, F64, I32
 from gbot.core.board import Board
 from gbot.core.classify import BEAROFF, OVER, RACE, classify
 from gbot.core.encode import (
@@ -41,22 +41,21 @@ ACT_RELU = 1
 
 
 def build_matrix(w1: F32) -> F32:
-    """The first layer in integer units, for the kernel: ``float32[N_INPUTS + 1, 2 * hidden]``
-    holding the bytes of a ``float64[N_INPUTS + 1, hidden]`` array whose first ``N_INPUTS``
-    rows are whole numbers and whose last row starts with the unit ``2 ** -S``.
+    """The first layer in integer units, for the kernel: ``float32[N_INPUTS + 1, hidden]``
+    whose first ``N_INPUTS`` rows hold the bytes of whole numbers (``int32``) and whose last
+    row holds each hidden unit's unit ``2 ** -S[u]``.
 
-    Every input is an integer count times a fixed scale, so the hidden pre-activation minus the
-    bias is ``2 ** -S`` times an integer sum of count-weighted integer rows: rows
-    ``4 (25 s + j) + m`` for side ``s``, slot ``j`` (0..24): ``m`` = 0, 1, 2 are the summed
-    weights a slot with 1, 2, 3 checkers switches on, ``m`` = 3 the weight of each checker past
-    three (``w / 2``). Rows ``200 + s``: each borne-off checker of side ``s`` (``w / 15``).
-    Rows ``202 + q``: one unit of feature count ``q`` (both sides). ``S`` is the largest that
-    keeps every reachable sum of absolute terms below ``2 ** 52``, so float64 sums of these
-    whole numbers are exact: they do not depend on the order of the terms and may be updated
-    from one board to the next."""
+    Every input is an integer count times a fixed scale, so hidden unit ``u``'s
+    pre-activation minus its bias is ``2 ** -S[u]`` times an integer sum of count-weighted
+    integer rows: rows ``4 (25 s + j) + m`` for side ``s``, slot ``j`` (0..24): ``m`` = 0, 1, 2
+    are the summed weights a slot with 1, 2, 3 checkers switches on, ``m`` = 3 the weight of
+    each checker past three (``w / 2``). Rows ``200 + s``: each borne-off checker of side
+    ``s`` (``w / 15``). Rows ``202 + q``: one unit of feature count ``q`` (both sides).
+    ``S[u]`` is the largest that keeps every reachable sum of absolute terms below
+    :data:`SUM_LIMIT`, so the ``int32`` sums are exact: they do not depend on the order of the
+    terms and may be updated from one board to the next."""
     w = w1.astype(np.float64)
     rows = np.zeros((N_INPUTS, w.shape[1]), dtype=np.float64)
-    bound = np.zeros(w.shape[1], dtype=np.float64)
     for s in range(2):
         base = s * RAW_PER_SIDE
         for j in range(SLOTS):
@@ -66,19 +65,53 @@ def build_matrix(w1: F32) -> F32:
             rows[r + 1] = w[c] + w[c + 1]
             rows[r + 2] = w[c] + w[c + 1] + w[c + 2]
             rows[r + 3] = w[c + 3] / 2.0
-            bound += np.abs(rows[r:r + 3]).max(axis=0) + 12.0 * np.abs(rows[r + 3])
         rows[OFF_ROW + s] = w[base + OFF_AT] / 15.0
-        bound += 15.0 * np.abs(rows[OFF_ROW + s])
         for q in range(N_FEATURES):
             src = FEATURES_AT + s * N_FEATURES + q
             rows[FEATURE_ROW + s * N_FEATURES + q] = w[src] * np.float64(FEATURE_SCALE[q])
-            bound += FEATURE_MAX[q] * np.abs(rows[FEATURE_ROW + s * N_FEATURES + q])
-    top = float(bound.max()) + 1.0
-    shift = int(np.floor(np.log2(2.0**52 / (top * (2 * N_INPUTS + 16)))))
-    out = np.zeros((N_INPUTS + 1, w.shape[1]), dtype=np.float64)
-    out[:N_INPUTS] = np.rint(np.ldexp(rows, shift))
-    out[N_INPUTS, 0] = np.ldexp(1.0, -shift)
-    return out.view(np.float32)
+    limit = SUM_LIMIT
+    top = np.maximum(_reach(rows), 2.0**-30)
+    shift = np.minimum(np.floor(np.log2(limit / top)), 60.0).astype(np.int64)
+    while True:
+        whole = np.rint(np.ldexp(rows, shift[None, :]))
+        over = _reach(whole) >= limit   # rounding may add a little
+        if not over.any():
+            break
+        shift[over] -= 1
+    out = np.zeros((N_INPUTS + 1, w.shape[1]), dtype=np.float32)
+    out[:N_INPUTS].view(np.int32)[:] = whole.astype(np.int32)
+    out[N_INPUTS] = np.ldexp(1.0, -shift).astype(np.float32)
+    return out
+
+
+def _reach(rows: F64) -> F64:
+    """Per hidden unit, an upper bound of the sum of absolute terms of any board's sum (each
+    side has 15 checkers: on its slots or borne off; feature counts up to ``FEATURE_MAX``)."""
+    a = np.abs(rows)
+    bound = np.zeros(rows.shape[1], dtype=np.float64)
+    for s in range(2):
+        # most[t]: the largest sum of the slots so far holding t checkers in all
+        most = np.full((16, rows.shape[1]), -np.inf)
+        most[0] = 0.0
+        for j in range(SLOTS):
+            r = 4 * (SLOTS * s + j)
+            grown = most.copy()
+            for n in range(1, 16):
+                term = a[r + min(n, 3) - 1] + max(n - 3, 0) * a[r + 3]
+                grown[n:] = np.maximum(grown[n:], most[:16 - n] + term)
+            most = grown
+        off = np.arange(15, -1, -1, dtype=np.float64)[:, None] * a[OFF_ROW + s]
+        bound += (most + off).max(axis=0)
+    for q in range(2 * N_FEATURES):
+        bound += FEATURE_MAX[q % N_FEATURES] * a[FEATURE_ROW + q]
+    return bound
+
+
+SUM_LIMIT = 2.0**31
+"""What every reachable board's sum of absolute terms stays below. The ``int32`` sums wrap
+(modulo ``2 ** 32``) on the way from one board to the next, so only each board's own sum has
+to fit; the margin is that of :func:`_reach` (every slot, count and feature at once at its
+largest, which no board reaches)."""
 
 
 OFF_ROW = 4 * SLOTS * 2
@@ -90,7 +123,7 @@ MAX_TERMS = 4 * (2 * 2 * 26 + 2 + 2 * N_FEATURES) + 4
 
 
 @jit
-def _slot(rows: npt.NDArray[np.int64], coef: F64, m: int, r: int, n: int, sign: int) -> int:
+def _slot(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, n: int, sign: int) -> int:
     """Append the terms of a slot (first row ``r``) holding ``n`` checkers, times ``sign``."""
     if n <= 0:
         return m
@@ -106,7 +139,7 @@ def _slot(rows: npt.NDArray[np.int64], coef: F64, m: int, r: int, n: int, sign: 
 
 @jit
 def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
-                coef: F64) -> int:
+                coef: I32) -> int:
     """The terms of board ``b``'s sum (feature counts ``cnt``); returns their number."""
     m = 0
     on_me = 0
@@ -144,7 +177,7 @@ def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64
 @jit
 def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
                  prev_cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
-                 coef: F64) -> int:
+                 coef: I32) -> int:
     """The terms that turn the sum of ``prev`` (counts ``prev_cnt``) into that of ``b``."""
     m = 0
     d_me = 0
@@ -193,11 +226,11 @@ def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
 
 
 @jit_fast
-def _add_terms(acc: F64, wq: F64, rows: npt.NDArray[np.int64], coef: F64, m: int) -> None:
-    """``acc += sum of coef[t] * wq[rows[t]]`` four terms a pass (whole numbers: exact)."""
+def _add_terms(acc: I32, wq: I32, rows: npt.NDArray[np.int64], coef: I32, m: int) -> None:
+    """``acc += sum of coef[t] * wq[rows[t]]`` four terms a pass (integers: exact)."""
     while m % 4:
         rows[m] = 0
-        coef[m] = 0.0
+        coef[m] = 0
         m += 1
     for g in range(0, m, 4):
         c0 = coef[g]
@@ -209,7 +242,7 @@ def _add_terms(acc: F64, wq: F64, rows: npt.NDArray[np.int64], coef: F64, m: int
         r2 = wq[rows[g + 2]]
         r3 = wq[rows[g + 3]]
         for u in range(acc.shape[0]):
-            acc[u] += c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u]
+            acc[u] = np.int32(acc[u] + c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u])
 
 
 @jit
@@ -315,21 +348,21 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     """Fill ``out[i]`` with the probabilities of ``boards[i]`` (side to move).
 
     ``class_net[cls]`` is the network index for class ``cls``; ``w1m`` is
-    ``[net, N_INPUTS + 1, 2 * hidden]`` (:func:`build_matrix`), ``b1`` ``[net, hidden]``, ``w2t``
+    ``[net, N_INPUTS + 1, hidden]`` (:func:`build_matrix`), ``b1`` ``[net, hidden]``, ``w2t``
     ``[net, 5, hidden]`` (second layer, transposed), ``b2`` ``[net, 5]``; ``hidden`` must be a
     multiple of :data:`LANES`. The first layer's integer sum is updated from the previous
     board of the same network (exact, so each board's figures do not depend on the batch)."""
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
-    wq_all = w1m.view(np.float64)
+    wq_all = w1m.view(np.int32)
     h = np.empty(hidden, dtype=np.float32)
-    acc = np.zeros(hidden, dtype=np.float64)
+    acc = np.zeros(hidden, dtype=np.int32)
     cnt = np.empty(nf, dtype=np.int64)
     prev_cnt = np.empty(nf, dtype=np.int64)
     prev = np.zeros(26, dtype=np.int8)
     scratch = np.empty(SCRATCH, dtype=np.int8)
     rows = np.empty(MAX_TERMS, dtype=np.int64)
-    coef = np.empty(MAX_TERMS, dtype=np.float64)
+    coef = np.empty(MAX_TERMS, dtype=np.int32)
     prev_k = -1
     for i in range(boards.shape[0]):
         b = boards[i]
@@ -343,16 +376,16 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
         if k == prev_k:
             m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
         else:
-            acc[:] = 0.0
+            acc[:] = 0
             m = _full_terms(b, cnt, rows, coef)
             prev_k = k
         _add_terms(acc, wq, rows, coef, m)
         prev[:] = b
         prev_cnt[:] = cnt
-        unit = wq[N_INPUTS, 0]
+        unit = w1m[k, N_INPUTS]
         bias = b1[k]
         for u in range(hidden):
-            h[u] = bias[u] + np.float32(acc[u] * unit)
+            h[u] = bias[u] + np.float32(acc[u]) * unit[u]
         if activation == ACT_SIGMOID:
             for u in range(hidden):
                 h[u] = _sigmoid_fast(h[u])
