@@ -34,7 +34,8 @@ from gbot.core.encode import (
     SLOTS,
     feature_counts,
 )
-from gbot.core.jit import jit, jit_fast
+from gbot.core.jit import jit_bare, jit_fast
+from gbot.core.movegen import _top
 
 ACT_SIGMOID = 0
 ACT_RELU = 1
@@ -122,7 +123,7 @@ MAX_TERMS = 4 * (2 * 2 * 26 + 2 + 2 * N_FEATURES) + 4
 """Room for the terms of one board's sum or of the change from the previous board."""
 
 
-@jit
+@jit_bare
 def _slot(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, n: int, sign: int) -> int:
     """Append the terms of a slot (first row ``r``) holding ``n`` checkers, times ``sign``."""
     if n <= 0:
@@ -137,7 +138,7 @@ def _slot(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, n: int, sign: 
     return m
 
 
-@jit
+@jit_bare
 def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
                 coef: I32) -> int:
     """The terms of board ``b``'s sum (feature counts ``cnt``); returns their number."""
@@ -174,58 +175,61 @@ def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64
     return m
 
 
-@jit
+@jit_bare
+def _put(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, c: int) -> int:
+    """Append the term ``c`` times row ``r`` unless ``c`` is 0 (written either way)."""
+    rows[m] = r
+    coef[m] = c
+    return m + int(c != 0)
+
+
+@jit_bare
+def _slot_change(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, old: int,
+                 new: int) -> int:
+    """Append the terms that turn a slot (first row ``r``) of ``old`` checkers into one of
+    ``new``."""
+    i_old = min(old, 3)
+    i_new = min(new, 3)
+    moved = int(i_old != i_new)
+    m = _put(rows, coef, m, r + max(i_old - 1, 0), -moved * int(i_old > 0))
+    m = _put(rows, coef, m, r + max(i_new - 1, 0), moved * int(i_new > 0))
+    return _put(rows, coef, m, r + 3, max(new - 3, 0) - max(old - 3, 0))
+
+
+@jit_bare
 def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
                  prev_cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
                  coef: I32) -> int:
     """The terms that turn the sum of ``prev`` (counts ``prev_cnt``) into that of ``b``."""
+    changed = 0
+    for p in range(26):
+        changed |= int(b[p] != prev[p]) << p
     m = 0
     d_me = 0
     d_op = 0
-    for p in range(0, 26):
+    while changed:
+        p = _top(changed)
+        changed ^= 1 << p
         old = int(prev[p])
         new = int(b[p])
-        if old == new:
-            continue
-        if p == 25:
-            m = _slot(rows, coef, m, 4 * (SLOTS - 1), old, -1)
-            m = _slot(rows, coef, m, 4 * (SLOTS - 1), new, 1)
-            d_me += new - old
-        elif p == 0:
-            m = _slot(rows, coef, m, 4 * (2 * SLOTS - 1), -old, -1)
-            m = _slot(rows, coef, m, 4 * (2 * SLOTS - 1), -new, 1)
-            d_op += old - new
-        else:
-            m_old = max(old, 0)
-            m_new = max(new, 0)
-            if m_old != m_new:
-                m = _slot(rows, coef, m, 4 * (p - 1), m_old, -1)
-                m = _slot(rows, coef, m, 4 * (p - 1), m_new, 1)
-                d_me += m_new - m_old
-            o_old = max(-old, 0)
-            o_new = max(-new, 0)
-            if o_old != o_new:
-                m = _slot(rows, coef, m, 4 * (SLOTS + 24 - p), o_old, -1)
-                m = _slot(rows, coef, m, 4 * (SLOTS + 24 - p), o_new, 1)
-                d_op += o_new - o_old
+        # the side to move's slot p - 1 (point p, bar 25), the opponent's 24 - p (bar 0)
+        me_old = max(old, 0)
+        me_new = max(new, 0)
+        op_old = max(-old, 0)
+        op_new = max(-new, 0)
+        m = _slot_change(rows, coef, m, 4 * max(p - 1, 0), me_old, me_new)
+        m = _slot_change(rows, coef, m, 4 * (SLOTS + 24 - p), op_old, op_new)
+        d_me += me_new - me_old
+        d_op += op_new - op_old
     # the borne-off counts change by minus the change on the board
-    if d_me != 0:
-        rows[m] = OFF_ROW
-        coef[m] = -d_me
-        m += 1
-    if d_op != 0:
-        rows[m] = OFF_ROW + 1
-        coef[m] = -d_op
-        m += 1
+    m = _put(rows, coef, m, OFF_ROW, -d_me)
+    m = _put(rows, coef, m, OFF_ROW + 1, -d_op)
     for q in range(2 * N_FEATURES):
-        if cnt[q] != prev_cnt[q]:
-            rows[m] = FEATURE_ROW + q
-            coef[m] = cnt[q] - prev_cnt[q]
-            m += 1
+        m = _put(rows, coef, m, FEATURE_ROW + q, int(cnt[q] - prev_cnt[q]))
     return m
 
 
-@jit_fast
+@jit_bare
 def _add_terms(acc: I32, wq: I32, rows: npt.NDArray[np.int64], coef: I32, m: int) -> None:
     """``acc += sum of coef[t] * wq[rows[t]]`` four terms a pass (integers: exact)."""
     while m % 4:
@@ -245,7 +249,7 @@ def _add_terms(acc: I32, wq: I32, rows: npt.NDArray[np.int64], coef: I32, m: int
             acc[u] = np.int32(acc[u] + c0 * r0[u] + c1 * r1[u] + c2 * r2[u] + c3 * r3[u])
 
 
-@jit
+@jit_bare
 def _exact_over(b: Board, out: F32) -> None:
     """Result of a finished game for the side to move in ``b``."""
     n_me = int(b[25])
@@ -279,7 +283,7 @@ def _exact_over(b: Board, out: F32) -> None:
                 out[4] = 1.0
 
 
-@jit
+@jit_bare
 def _tidy(b: Board, cls: int, me_off: int, opp_off: int, out: F32) -> None:
     """Consistent ordering of the probabilities, impossible gammons set to zero."""
     if out[1] > out[0]:
@@ -401,7 +405,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
         _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out[i])
 
 
-@jit
+@jit_bare
 def _on_board(b: Board, side: int) -> int:
     """Checkers of the side to move (``side`` 1) or of the opponent (-1) still on the board."""
     n = 0
