@@ -63,6 +63,7 @@ import numpy.typing as npt
 
 from gbot.core.board import Board
 from gbot.core.jit import jit
+from gbot.core.movegen import _top
 
 Inputs = npt.NDArray[np.float32]
 
@@ -217,42 +218,67 @@ def _popcount(x: int) -> int:
     return (x * 0x0101010101010101) >> 56
 
 
+def _rolls_hitting(d: int, window: int) -> int:
+    """The rolls (bits of :data:`_DIRECT`) on which a checker hits a blot ``d`` pips ahead;
+    bit ``i`` of ``window`` set where the point ``i + 1`` pips past the blot (towards the
+    checker) is blocked (``d - 1`` bits)."""
+    if window == 0:
+        return int(_ANY[d])
+    hit = int(_DIRECT[d])
+    for m in range(_COMBOS[d, 3, 0]):
+        if (not (window >> (d - 1 - _COMBOS[d, m, 1])) & 1
+                or not (window >> (d - 1 - _COMBOS[d, m, 2])) & 1):
+            hit |= _COMBOS[d, m, 0]
+    for m in range(_DOUBLES[d, 3, 0]):
+        a = _DOUBLES[d, m, 1]
+        ok = True
+        for j in range(1, _DOUBLES[d, m, 2]):
+            if (window >> (d - 1 - j * a)) & 1:
+                ok = False
+                break
+        if ok:
+            hit |= _DOUBLES[d, m, 0]
+    return hit
+
+
+_hit_mask = jit(_rolls_hitting)
+NEAR = 12
+"""Distances up to which :func:`_rolls_hitting` is looked up in :data:`_HITS`."""
+_HITS = np.array([_rolls_hitting(d, w) for d in range(1, NEAR + 1) for w in range(1 << (d - 1))],
+                 dtype=np.int64)
+"""``_rolls_hitting(d, window)`` at ``(1 << (d - 1)) - 1 + window`` for ``d <= NEAR``."""
+
+
 @jit
 def _shots(b: Board, blocked: int) -> tuple[int, int, int]:
     """For the side to move in ``b``: the rolls of 36 on which it can hit at least one
     opposing blot, the sum over the 36 rolls of the farthest-travelled blot it can hit (pips
     that blot loses), and the rolls on which two or more different blots are hittable
     (``blocked``: bit ``p`` set where the opponent holds point ``p``)."""
-    lo_q = 25 if b[25] > 0 else 1
+    own = 0
+    blots = 0
+    for p in range(1, 25):
+        own |= int(b[p] > 0) << p
+        blots |= int(b[p] == -1) << p
+    if b[25] > 0:
+        own = 1 << 25           # from the bar only
     covered = 0
     twice = 0
     loss = 0
-    for t in range(24, 0, -1):        # farthest-travelled blot (highest point) first
-        if b[t] != -1:
-            continue
+    while blots:                 # farthest-travelled blot (highest point) first
+        t = _top(blots)
+        blots ^= 1 << t
         mask = 0
-        low = t + 1 if t + 1 > lo_q else lo_q
-        for q in range(25, low - 1, -1):
-            if b[q] <= 0:
-                continue
+        ahead = (own >> (t + 1)) << (t + 1)
+        while ahead:
+            q = _top(ahead)
+            ahead ^= 1 << q
             d = q - t
-            if (blocked >> (t + 1)) & ((1 << (d - 1)) - 1) == 0:
-                mask |= _ANY[d]
-                continue
-            hit = _DIRECT[d]
-            for m in range(_COMBOS[d, 3, 0]):
-                if b[q - _COMBOS[d, m, 1]] > -2 or b[q - _COMBOS[d, m, 2]] > -2:
-                    hit |= _COMBOS[d, m, 0]
-            for m in range(_DOUBLES[d, 3, 0]):
-                a = _DOUBLES[d, m, 1]
-                ok = True
-                for j in range(1, _DOUBLES[d, m, 2]):
-                    if b[q - j * a] <= -2:
-                        ok = False
-                        break
-                if ok:
-                    hit |= _DOUBLES[d, m, 0]
-            mask |= hit
+            window = (blocked >> (t + 1)) & ((1 << (d - 1)) - 1)
+            if d <= NEAR:
+                mask |= _HITS[(1 << (d - 1)) - 1 + window]
+            else:
+                mask |= _hit_mask(d, window)
         loss += t * _popcount(mask & ~covered)
         twice |= mask & covered
         covered |= mask
