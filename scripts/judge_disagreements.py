@@ -48,7 +48,8 @@ _JUDGE: dict[str, Any] = {}
 def mover_equity(probs: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
     """The mover's cubeless equity after a play, from the probabilities of the side on roll
     next (rows of five)."""
-    return -(np.asarray(probs, np.float64) @ EQUITY)
+    eq: npt.NDArray[np.float64] = -(np.asarray(probs, np.float64) @ EQUITY)
+    return eq
 
 
 def disagreements(folder: Path, weights: Path | None = None
