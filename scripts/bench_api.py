@@ -46,7 +46,7 @@ and new evaluator timed case by case on 60 distinct contact positions in one run
 25.2 -> 18.0 ms (4.67x -> 6.53x gnubg-nn) and 20.9 -> 14.4 ms (5.08x -> 7.38x). Where a 2-ply
 decision's time goes: ``scripts/profile_search.py`` (forward pass ~72-74 %, move expansion
 ~15 %, duplicate removal 5 %); the forward pass itself is about half feature counting
-(``gbot.core.encode.feature_counts``, about half of that the two ``_shots`` calls).
+(``gbot.core.encode.feature_counts``).
 
 ``Position.legal_plays`` returning a lazy ``Plays`` and the 0-ply ``hint`` from the one-call
 kernel (commits a98247f, 0379dfd), before and after back to back, twice each, ``--clock cpu

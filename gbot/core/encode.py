@@ -62,7 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core.board import Board
-from gbot.core.jit import jit
+from gbot.core.jit import jit, jit_bare
 from gbot.core.movegen import _top
 
 Inputs = npt.NDArray[np.float32]
@@ -108,7 +108,6 @@ LEGACY_N_FEATURES = LEGACY_FEATURE_COUNTS[0]
 """The oldest of :data:`LEGACY_FEATURE_COUNTS` (kept for callers of the earlier name)."""
 
 WINDOW = 12
-SCRATCH = 26
 
 
 @jit
@@ -249,12 +248,15 @@ _HITS = np.array([_rolls_hitting(d, w) for d in range(1, NEAR + 1) for w in rang
 """``_rolls_hitting(d, window)`` at ``(1 << (d - 1)) - 1 + window`` for ``d <= NEAR``."""
 
 
+_REACH = sum(1 << d for d in (*range(1, NEAR + 1), 15, 16, 18, 20, 24))
+"""Bit ``d`` set for the distances from which a checker can hit (one die, two dice, three or
+four steps of a double): beyond :data:`NEAR`, only a double's 15, 16, 18, 20 and 24."""
+
+
 @jit
 def _shots(b: Board, blocked: int) -> tuple[int, int, int]:
-    """For the side to move in ``b``: the rolls of 36 on which it can hit at least one
-    opposing blot, the sum over the 36 rolls of the farthest-travelled blot it can hit (pips
-    that blot loses), and the rolls on which two or more different blots are hittable
-    (``blocked``: bit ``p`` set where the opponent holds point ``p``)."""
+    """:func:`_shot_counts` of the side to move in ``b`` (``blocked``: bit ``p`` set where
+    the opponent holds point ``p``)."""
     own = 0
     blots = 0
     for p in range(1, 25):
@@ -262,6 +264,16 @@ def _shots(b: Board, blocked: int) -> tuple[int, int, int]:
         blots |= int(b[p] == -1) << p
     if b[25] > 0:
         own = 1 << 25           # from the bar only
+    return _shot_counts(own, blots, blocked)
+
+
+@jit
+def _shot_counts(own: int, blots: int, blocked: int) -> tuple[int, int, int]:
+    """For a side moving from the points of bit set ``own`` (bit 25 = the bar): the rolls of
+    36 on which it can hit at least one opposing blot (bit set ``blots``), the sum over the 36
+    rolls of the farthest-travelled blot it can hit (pips that blot loses), and the rolls on
+    which two or more different blots are hittable (``blocked``: the points the opponent
+    holds), all in that side's numbering."""
     covered = 0
     twice = 0
     loss = 0
@@ -269,7 +281,7 @@ def _shots(b: Board, blocked: int) -> tuple[int, int, int]:
         t = _top(blots)
         blots ^= 1 << t
         mask = 0
-        ahead = (own >> (t + 1)) << (t + 1)
+        ahead = own & (_REACH << t)
         while ahead:
             q = _top(ahead)
             ahead ^= 1 << q
@@ -503,135 +515,144 @@ def _contain(blocked: int, esc: npt.NDArray[np.int64]) -> int:
     return contain
 
 
+def _slot_weights() -> npt.NDArray[np.int64]:
+    """Per slot ``p`` (0..25 in a side's own numbering, 25 = bar), the weights of that side's
+    checker sums: ``[0]`` pips, ``[1]`` squared points, ``[2]`` outside checkers, ``[3]``
+    outside pips, ``[4]`` crossovers, ``[5]`` pips a spare (beyond two) on points 2..6 can
+    move down to point 1."""
+    p = np.arange(26, dtype=np.int64)
+    spare = np.where((p >= 2) & (p <= 6), p - 1, 0)
+    return np.stack([p, p * p, (p > 6).astype(np.int64), np.maximum(p - 6, 0), _ZONES,
+                     spare]).astype(np.int64)
+
+
+_WEIGHTS = _slot_weights()
+_WEIGHTS.setflags(write=False)
+_POINTS = ((1 << 25) - 1) & ~1
+"""Bits 1..24 (the points, neither bar)."""
+_HOME = 0x7E
+"""Bits 1..6."""
+_FIELD = ((1 << 19) - 1) & ~((1 << 7) - 1)
+"""Bits 7..18."""
+_ENTRY = _POINTS & ~((1 << 19) - 1)
+"""Bits 19..24."""
+
+
 @jit
-def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int64],
-                   scratch: Board) -> None:
-    """Both sides' feature counts (side to move first) at ``out[:2 * N_FEATURES]``, in one
-    pass over the board: feature ``q`` is ``out[q] * FEATURE_SCALE[q % N_FEATURES]``;
-    ``scratch`` is an ``int8[SCRATCH]`` work array."""
-    my_bar = int(b[25])
-    op_bar = -int(b[0])
-    blocked_me = 0   # opponent points, in my numbering
-    blocked_op = 0   # my points, in the opponent's numbering
-    m_pips = 25 * my_bar
-    o_pips = 25 * op_bar
-    m_back = 25 if my_bar > 0 else 0
-    o_back = 25 if op_bar > 0 else 0
-    m_run = 0
-    m_best = 0
-    o_run = 0
-    o_best = 0
-    m_home = 0
-    o_home = 0
-    m_anchor = 0
-    o_anchor = 0
-    m_anchors = 0
-    o_anchors = 0
-    m_dance = 0
-    m_blots = 0
-    o_blots = 0
-    m_out = my_bar
-    o_out = op_bar
-    m_out_pips = 19 * my_bar
-    o_out_pips = 19 * op_bar
-    m_cross = 4 * my_bar
-    o_cross = 4 * op_bar
-    m_n = my_bar
-    o_n = op_bar
-    m_s2 = 625 * my_bar
-    o_s2 = 625 * op_bar
-    m_spare = 0
-    o_spare = 0
-    m_field = 0
-    o_field = 0
-    m_occ = int(my_bar > 0) << 25
-    o_occ = int(op_bar > 0) << 25
-    for p in range(1, 25):
+def _low(x: int) -> int:
+    """The lowest set bit of ``x > 0``."""
+    return _top(x & -x)
+
+
+@jit
+def _longest_run(x: int) -> int:
+    """Longest run of consecutive set bits of ``x >= 0``."""
+    n = 0
+    while x:
+        x &= x >> 1
+        n += 1
+    return n
+
+
+@jit
+def _contact_from(b: Board, lowest: int, side: int) -> int:
+    """:func:`_break_contact` of the side to move (``side`` 1) or of the opponent (-1, in its
+    own numbering) in ``b``, given the other side's rearmost point ``lowest`` in that
+    numbering."""
+    total = 0
+    for p in range(lowest + 1, 26):
+        v = side * int(b[p if side > 0 else 25 - p])
+        if v > 0:
+            total += (p - lowest) * v
+    return total
+
+
+@jit_bare
+def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int64]) -> None:
+    """Both sides' feature counts (side to move first) at ``out[:2 * N_FEATURES]``: feature
+    ``q`` is ``out[q] * FEATURE_SCALE[q % N_FEATURES]`` (equal to :func:`side_features` of
+    ``b`` and of the flipped board)."""
+    w = _WEIGHTS
+    m_pips = m_n = m_s2 = m_out = m_out_pips = m_cross = m_spare = 0
+    o_pips = o_n = o_s2 = o_out = o_out_pips = o_cross = o_spare = 0
+    # bit sets, ..._p in the side to move's numbering (bit p), ..._q in the opponent's
+    m_occ_p = m_occ_q = o_occ_p = o_occ_q = 0
+    m_held_p = m_held_q = o_held_p = o_held_q = 0
+    m_blot_q = o_blot_p = 0
+    bar = 1 << 25
+    for p in range(26):
         v = int(b[p])
         m = max(v, 0)
         o = max(-v, 0)
         q = 25 - p
-        mh = int(m >= 2)
-        oh = int(o >= 2)
-        m_pips += p * m
-        o_pips += q * o
-        if m > 0 and p > m_back:
-            m_back = p
-        if o > 0 and o_back == 0:
-            o_back = q
-        m_blots += int(m == 1)
-        o_blots += int(o == 1)
-        m_run = (m_run + 1) * mh
-        o_run = (o_run + 1) * oh
-        m_best = max(m_best, m_run)
-        o_best = max(o_best, o_run)
-        blocked_op |= mh << q
-        blocked_me |= oh << p
         m_n += m
+        m_pips += w[0, p] * m
+        m_s2 += w[1, p] * m
+        m_out += w[2, p] * m
+        m_out_pips += w[3, p] * m
+        m_cross += w[4, p] * m
+        m_spare += w[5, p] * max(m - 2, 0)
         o_n += o
-        m_occ |= int(m > 0) << p
-        o_occ |= int(o > 0) << q
-        m_s2 += p * p * m
-        o_s2 += q * q * o
-        if 2 <= p <= 6 and m > 2:
-            m_spare += (m - 2) * (p - 1)
-        if 2 <= q <= 6 and o > 2:
-            o_spare += (o - 2) * (q - 1)
-        if 7 <= p <= 18:
-            m_field += mh
-            o_field += oh
-        if p <= 6:
-            m_home += mh
-            o_anchors += oh
-            if oh:
-                o_anchor = p
-        elif p >= 19:
-            m_anchors += mh
-            if mh and m_anchor == 0:
-                m_anchor = q
-            o_home += oh
-            m_dance += oh
-        if p > 6:
-            m_out += m
-            m_out_pips += m * (p - 6)
-            m_cross += m * _ZONES[p]
-        if q > 6:
-            o_out += o
-            o_out_pips += o * (q - 6)
-            o_cross += o * _ZONES[q]
-    m_esc = esc[_window(blocked_me, m_back)] if m_back > 0 else 36
-    o_esc = esc[_window(blocked_op, o_back)] if o_back > 0 else 36
-    m_shots, m_loss, m_twice = _shots(b, blocked_me)
-    flipped = scratch[:26]
-    for i in range(26):
-        flipped[i] = -b[25 - i]
-    o_shots, o_loss, o_twice = _shots(flipped, blocked_op)
-    m_contact = _break_contact(b)
-    o_contact = _break_contact(flipped)
+        o_pips += w[0, q] * o
+        o_s2 += w[1, q] * o
+        o_out += w[2, q] * o
+        o_out_pips += w[3, q] * o
+        o_cross += w[4, q] * o
+        o_spare += w[5, q] * max(o - 2, 0)
+        bp = 1 << p
+        bq = bar >> p
+        m_occ_p |= bp * int(m > 0)
+        m_occ_q |= bq * int(m > 0)
+        o_occ_p |= bp * int(o > 0)
+        o_occ_q |= bq * int(o > 0)
+        m_held_p |= bp * int(m >= 2)
+        m_held_q |= bq * int(m >= 2)
+        o_held_p |= bp * int(o >= 2)
+        o_held_q |= bq * int(o >= 2)
+        m_blot_q |= bq * int(m == 1)
+        o_blot_p |= bp * int(o == 1)
+    m_held_p &= _POINTS
+    m_held_q &= _POINTS
+    o_held_p &= _POINTS
+    o_held_q &= _POINTS
+    m_blot_q &= _POINTS
+    o_blot_p &= _POINTS
+    m_back = _top(m_occ_p) if m_occ_p else 0
+    o_back = _top(o_occ_q) if o_occ_q else 0
+    m_esc = esc[_window(o_held_p, m_back)] if m_back > 0 else 36
+    o_esc = esc[_window(m_held_q, o_back)] if o_back > 0 else 36
+    m_shots, m_loss, m_twice = _shot_counts(bar if b[25] > 0 else m_occ_p, o_blot_p, o_held_p)
+    o_shots, o_loss, o_twice = _shot_counts(bar if b[0] < 0 else o_occ_q, m_blot_q, m_held_q)
+    m_contact = _contact_from(b, _low(o_occ_p) if o_occ_p else 25, 1)
+    o_contact = _contact_from(b, _low(m_occ_q) if m_occ_q else 25, -1)
+    m_entry = m_held_p & _ENTRY
+    o_entry = o_held_q & _ENTRY
+    m_home = _popcount(m_held_p & _HOME)
+    o_home = _popcount(o_held_q & _HOME)
     m_waste = _wastage(max(int(b[1]), 0), max(int(b[2]), 0), max(int(b[3]), 0),
                        max(int(b[4]), 0), max(int(b[5]), 0), max(int(b[6]), 0))
     o_waste = _wastage(max(-int(b[24]), 0), max(-int(b[23]), 0), max(-int(b[22]), 0),
                        max(-int(b[21]), 0), max(-int(b[20]), 0), max(-int(b[19]), 0))
-    _write_side(out, 0, m_pips, m_esc, _contain(blocked_me, esc), m_shots, m_best, m_home,
-                m_anchor, m_anchors, m_dance, m_blots, m_back, m_out, m_out_pips, m_cross,
-                m_loss, m_twice, m_contact, _open_moves(m_occ, blocked_me),
-                _moment2(m_n, m_pips, m_s2), m_out_pips + m_spare, m_field, m_waste,
-                _lead(m_pips, o_pips))
-    _write_side(out, N_FEATURES, o_pips, o_esc, _contain(blocked_op, esc), o_shots,
-                o_best, o_home, o_anchor, o_anchors, m_home, o_blots, o_back, o_out,
-                o_out_pips, o_cross, o_loss, o_twice, o_contact, _open_moves(o_occ, blocked_op),
-                _moment2(o_n, o_pips, o_s2), o_out_pips + o_spare, o_field, o_waste,
-                _lead(o_pips, m_pips))
+    _write_side(out, 0, m_pips, m_esc, _contain(o_held_p, esc), m_shots,
+                _longest_run(m_held_p), m_home, 25 - _low(m_entry) if m_entry else 0,
+                _popcount(m_entry), o_home, _popcount(m_blot_q), m_back, m_out, m_out_pips,
+                m_cross, m_loss, m_twice, m_contact, _open_moves(m_occ_p, o_held_p),
+                _moment2(m_n, m_pips, m_s2), m_out_pips + m_spare,
+                _popcount(m_held_p & _FIELD), m_waste, _lead(m_pips, o_pips))
+    _write_side(out, N_FEATURES, o_pips, o_esc, _contain(m_held_q, esc), o_shots,
+                _longest_run(o_held_q), o_home, 25 - _low(o_entry) if o_entry else 0,
+                _popcount(o_entry), m_home, _popcount(o_blot_p), o_back, o_out, o_out_pips,
+                o_cross, o_loss, o_twice, o_contact, _open_moves(o_occ_q, m_held_q),
+                _moment2(o_n, o_pips, o_s2), o_out_pips + o_spare,
+                _popcount(o_held_q & _FIELD), o_waste, _lead(o_pips, m_pips))
 
 
 @jit
-def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int,
-             scratch: Board) -> None:
+def features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int) -> None:
     """Both sides' features (side to move first) at ``out[at:at + 2 * N_FEATURES]`` (equal
-    to :func:`side_features` of ``b`` and of the flipped board); ``scratch`` is an
-    ``int8[SCRATCH]`` work array."""
+    to :func:`side_features` of ``b`` and of the flipped board)."""
     counts = np.empty(2 * N_FEATURES, dtype=np.int64)
-    feature_counts(b, esc, counts, scratch)
+    feature_counts(b, esc, counts)
     for q in range(2 * N_FEATURES):
         out[at + q] = counts[q] * _SCALE[q % N_FEATURES]
 
@@ -671,7 +692,6 @@ def encode_into(b: Board, esc: npt.NDArray[np.int64], out: Inputs) -> None:
     """Fill ``out`` (``float32[N_INPUTS]``) with the inputs of one board."""
     me = np.empty(26, dtype=np.int64)
     opp = np.empty(26, dtype=np.int64)
-    scratch = np.empty(SCRATCH, dtype=np.int8)
     side_counts(b, me, opp)
     for s in range(2):
         cnt = me if s == 0 else opp
@@ -680,7 +700,7 @@ def encode_into(b: Board, esc: npt.NDArray[np.int64], out: Inputs) -> None:
             for k in range(4):
                 out[base + 4 * j + k] = slot_value(cnt[j], k)
         out[base + OFF_AT] = cnt[25] / 15.0
-    features(b, esc, out, FEATURES_AT, scratch)
+    features(b, esc, out, FEATURES_AT)
 
 
 @jit

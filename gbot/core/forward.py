@@ -30,7 +30,6 @@ from gbot.core.encode import (
     N_INPUTS,
     OFF_AT,
     RAW_PER_SIDE,
-    SCRATCH,
     SLOTS,
     feature_counts,
 )
@@ -364,7 +363,6 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     cnt = np.empty(nf, dtype=np.int64)
     prev_cnt = np.empty(nf, dtype=np.int64)
     prev = np.zeros(26, dtype=np.int8)
-    scratch = np.empty(SCRATCH, dtype=np.int8)
     rows = np.empty(MAX_TERMS, dtype=np.int64)
     coef = np.empty(MAX_TERMS, dtype=np.int32)
     prev_k = -1
@@ -376,7 +374,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         wq = wq_all[k]
-        feature_counts(b, esc, cnt, scratch)
+        feature_counts(b, esc, cnt)
         if k == prev_k:
             m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
         else:
