@@ -22,8 +22,7 @@ from gbot.core.bearoff import race_probabilities
 from gbot.core.expand import (
     BEAROFF,
     NET,
-    classify_child,
-    flip_into,
+    flip_children,
     score_plays,
     static_kinds,
 )
@@ -151,9 +150,7 @@ def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool, wor
     counts = w.counts
     counts[0] = 0
     counts[1] = 0
-    for i in range(n):
-        flip_into(w.out[i], children[i])
-        classify_child(children[i], bearoff, w.probs, w.kinds, i, counts)
+    flip_children(w.out, n, bearoff, children, 0, w.probs, w.kinds, counts)
     code = static_fill(children, n, w.kinds, counts, w.probs, w.rows, w.values, nets.esc,
                        nets.class_net, nets.w1m, nets.b1, nets.w2t, nets.b2, nets.activation,
                        nets.dist, nets.gdist, nets.two, nets.binom)

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from gbot.core.bearoff import is_bearoff
 from gbot.core.board import N_CHECKERS, Board
-from gbot.core.jit import jit
+from gbot.core.jit import jit, jit_bare
 from gbot.core.movegen import generate
 
 Probs = npt.NDArray[np.float64]
@@ -146,7 +146,7 @@ def invert_into(p: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> Non
     out[4] = wb
 
 
-@jit
+@jit_bare
 def classify_child(child: Board, bearoff: bool, probs: Probs, kinds: npt.NDArray[np.int8],
                     i: int, counts: npt.NDArray[np.int64]) -> None:
     """Sort child ``i`` as :func:`static_kinds` does (exact result of an ended game into
@@ -159,6 +159,19 @@ def classify_child(child: Board, bearoff: bool, probs: Probs, kinds: npt.NDArray
         counts[1] += 1
     else:
         kinds[i] = NET
+
+
+@jit_bare
+def flip_children(src: npt.NDArray[np.int8], n: int, bearoff: bool,
+                  children: npt.NDArray[np.int8], at: int, probs: Probs,
+                  kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64]) -> None:
+    """``children[at + j]`` = ``src[j]`` flipped for ``j < n``, each sorted by
+    :func:`classify_child` (``counts`` added to)."""
+    for j in range(n):
+        i = at + j
+        for k in range(26):
+            children[i, k] = -src[j, 25 - k]
+        classify_child(children[i], bearoff, probs, kinds, i, counts)
 
 
 @jit
@@ -183,10 +196,9 @@ def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, bearoff: bool,
     for i in range(n):
         for j in range(26):
             results[i, j] = w_out[i, j]
-        flip_into(w_out[i], children[i])
         for j in range(w_steps.shape[1]):
             steps[i, j] = w_steps[i, j]
-        classify_child(children[i], bearoff, probs, kinds, i, counts)
+    flip_children(w_out, n, bearoff, children, 0, probs, kinds, counts)
     return n
 
 
@@ -222,10 +234,7 @@ def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], cau
             else:
                 if total + n > cap:
                     return -1
-                for j in range(n):
-                    flip_into(w_out[j], children[total + j])
-                    classify_child(children[total + j], bearoff, probs, kinds, total + j,
-                                    counts)
+                flip_children(w_out, n, bearoff, children, total, probs, kinds, counts)
                 total += n
             offsets[N_ROLLS * i + r + 1] = total
     return total
