@@ -160,8 +160,10 @@ class Engine:
     def fast_reply(self, line: bytes) -> FastReply | None:
         """The reply to a bare gnubg ``board:`` line (ASCII, stripped) from one kernel call,
         when this engine would give it without weighing more than the kernels do: a move,
-        ``roll`` or ``double``, with the line's score. None: ask the general path (the other
-        questions, other engines, evaluators or end modes, lines the kernel does not read)."""
+        ``roll``, ``double``, ``take``, ``drop`` or ``beaver``, with the line's score and the
+        resignation level :meth:`resign_offer` gives (0: none; whether to offer it instead is
+        the caller's). None: ask the general path (the other questions, other engines,
+        evaluators or end modes, lines the kernel does not read)."""
         path = self._fast_path
         if path is None or path.rules is not self.rules:
             path = self._fast_path = self._new_fast_path()

@@ -41,9 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = ["FastPath", "FastReply", "situation_of"]
 
-FastReply = tuple[str, tuple[int, int]]
-"""The reply (``roll``, ``double`` or a move's text, empty when no move exists) and the line's
-score ``(me, opponent)``."""
+FastReply = tuple[str, tuple[int, int], int]
+"""The reply (``roll``, ``double``, ``take``, ``drop``, ``beaver`` or a move's text, empty when
+no move exists), the line's score ``(me, opponent)`` and the level of the resignation the
+engine would offer instead (0: none; 1, 2, 3: single, gammon, backgammon), as
+:meth:`gbot.engine.Engine.resign_offer` gives it: the caller decides whether to offer it."""
 
 _OWNER_OF = (CENTRE, 1, 0)
 """The match state's cube owner (me = player 1 here) for the line's owner field."""
@@ -52,6 +54,7 @@ _frombuffer = np.frombuffer
 _U8 = np.dtype(np.uint8)
 _FALLBACK, _MOVE, _ROLL, _DOUBLE = _an.FALLBACK, _an.MOVE, _an.ROLL, _an.DOUBLE
 _NEED_MATCH, _NEED_CUBE, _NEED_TAKE = _an.NEED_MATCH, _an.NEED_CUBE, _an.NEED_TAKE
+_RESIGNS, _RESIGN_ASK = _an.RESIGNS, _an.RESIGN_ASK
 _WORDS = {_ROLL: "roll", _DOUBLE: "double", _an.TAKE: "take", _an.DROP: "drop",
           _an.BEAVERS: "beaver"}
 """The replies that are one word, by kernel code."""
@@ -107,23 +110,26 @@ class _Calls:
         self.fast = fast
         self.work = _an.Work(s.play, _mg.HASH_KEYS, s.fields, s.reply, s.info)
         self.answer = Bound(_an.answer_board, (path.settings, fast, self.work))
-        self.match: dict[_SituationKey, tuple[Bound, Bound, Bound]] = {}
-        """match_play, match_cube and match_take per cube situation, bound to its two sides'
-        :class:`gbot.core.answer.Situation` (match_take to the doubler's, the opponent's)."""
+        self.match: dict[_SituationKey, tuple[Bound, Bound, Bound, Bound]] = {}
+        """match_play, match_cube, match_take and match_resign per cube situation, bound to its
+        two sides' :class:`gbot.core.answer.Situation` (match_play and match_take to the
+        opponent's: the doubler's, and the side on roll after my play)."""
         self._first: dict[tuple[Any, tuple[Any, ...]], Bound] = {}
         """The first :class:`Bound` of a kernel per layout of its situation
         (:func:`_layout`): later ones share its compiled version."""
 
-    def match_kernels(self, path: FastPath, key: _SituationKey) -> tuple[Bound, Bound, Bound]:
-        """``(match_play, match_cube, match_take)`` for the situation ``key`` (GbotError:
-        impossible)."""
+    def match_kernels(self, path: FastPath, key: _SituationKey
+                      ) -> tuple[Bound, Bound, Bound, Bound]:
+        """``(match_play, match_cube, match_take, match_resign)`` for the situation ``key``
+        (GbotError: impossible)."""
         hit = self.match.get(key)
         if hit is None:
             mine, theirs = path.situations(key)
             hit = (self._bound(_an.match_play, (path.settings, self.fast, self.work, theirs),
                                theirs),
                    self._bound(_an.match_cube, (self.work, mine), mine),
-                   self._bound(_an.match_take, (self.work, theirs), theirs))
+                   self._bound(_an.match_take, (self.work, theirs), theirs),
+                   self._bound(_an.match_resign, (self.work, mine), mine))
             if len(self.match) > 4096:
                 self.match.clear()
             self.match[key] = hit
@@ -173,7 +179,8 @@ class FastPath:
             cubeless_plays=rules.end_mode == "backgammons",
             mult=_f64(END_MULTIPLIERS[rules.end_mode]), jacoby=bool(rules.jacoby),
             beavers=bool(rules.beavers), cube_cap=int(rules.cube_cap),
-            cube_lookahead=bool(cube_lookahead), short_bearoff=int(short_bearoff))
+            cube_lookahead=bool(cube_lookahead), short_bearoff=int(short_bearoff),
+            resign_offers=rules.resignation == "offer")
         self._local = threading.local()
         self._situations: dict[_SituationKey, tuple[_an.Situation, _an.Situation]] = {}
 
@@ -191,6 +198,8 @@ class FastPath:
         if type(raw) is not bytes:          # the kernel's argument type is fixed: read-only
             raw = bytes(raw)
         code = calls.answer(_frombuffer(raw, _U8))
+        if code >= _RESIGNS:
+            return self._resigning(calls, code)
         w = calls.work
         if code == _FALLBACK:
             return None
@@ -213,8 +222,41 @@ class FastPath:
         else:
             return None
         if code == _MOVE:
-            return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score
-        return _WORDS[code], score
+            return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score, 0
+        return _WORDS[code], score, 0
+
+    def _resigning(self, calls: _Calls, code: int) -> FastReply | None:
+        """:meth:`reply` for a line where a resignation was weighed (no contact, a winning
+        chance at most the engine's threshold): answer_board's ``code`` holds the level
+        (:data:`gbot.core.answer.RESIGNS`), or asks :func:`gbot.core.answer.match_resign`
+        for it in the match's situation, before the answer's own kernel."""
+        resign, code = divmod(code, _RESIGNS)
+        w = calls.work
+        v = w.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
+        score = (v[_ME], v[_OPP])
+        needs = _NEED_MATCH <= code <= _NEED_TAKE
+        if needs and code == _NEED_CUBE and self.cube_lookahead:
+            return None                     # the look-ahead decides this cube
+        kernels = None
+        if resign == _RESIGN_ASK or needs:
+            try:
+                kernels = calls.match_kernels(
+                    self, (v[_LEN], v[_ME], v[_OPP], v[_CUBE], v[_OWN], v[_CRAW]))
+            except GbotError:               # an impossible cube situation: reported there
+                return None
+        if resign == _RESIGN_ASK:
+            assert kernels is not None
+            resign = kernels[3]()           # (before match_play overwrites the probabilities)
+            if resign < 0:
+                return None
+        if needs:
+            assert kernels is not None
+            code = kernels[code - _NEED_MATCH]()
+        if code == _FALLBACK:
+            return None
+        if code == _MOVE:
+            return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score, resign
+        return _WORDS[code], score, resign
 
     def situations(self, key: _SituationKey) -> tuple[_an.Situation, _an.Situation]:
         """My cube situation in a line with the numbers ``key`` (cube life aside) and the

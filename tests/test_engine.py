@@ -136,7 +136,7 @@ def test_fast_reply_is_the_engines_answer(engine: Engine) -> None:
                 play = engine.choose_play(fb.position, fb.dice,
                                           st if engine.plays_by_state(st) else None)
                 want = "" if play is None else play.notation
-            assert fast == (want, score)
+            assert fast == (want, score, engine.resign_offer(fb.position, st))
             answered += 1
     assert answered > 100
 

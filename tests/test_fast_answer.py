@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +20,12 @@ from hypothesis import given, settings
 from gbot import fastreply
 from gbot.core.answer import Nets, Situation, answer_board
 from gbot.core.cubemath import LIVES
+from gbot.core.facts import checkers_left, contact
 from gbot.core.movegen import legal_plays_raw
 from gbot.core.notation import TEXT_SIZE, format_steps_into
 from gbot.cube.decision import context_from_state
 from gbot.cube.plays import MATCH_KEEP, MATCH_WINDOW, kernel_params
-from gbot.engine import Engine
+from gbot.engine import NO_RESIGN_ABOVE, Engine
 from gbot.fastreply import FastPath
 from gbot.match import MatchState, Rules
 from gbot.position import Position
@@ -224,7 +226,7 @@ def test_new_situations_share_the_compiled_kernels(engines: list[Engine]) -> Non
     resolved = {b.kernel: b.compiled for pair in calls.match.values() for b in pair
                 if b.compiled is not None}
     assert set(resolved) == {fastreply._an.match_play, fastreply._an.match_cube,
-                             fastreply._an.match_take}
+                             fastreply._an.match_take, fastreply._an.match_resign}
     assert all(fn is not kernel for kernel, fn in resolved.items())
     lines = [format_fibs_board(FibsBoard(
         points=tuple(int(v) for v in Position.initial().board), dice=dice, cube_value=cube,
@@ -246,3 +248,163 @@ def test_new_situations_share_the_compiled_kernels(engines: list[Engine]) -> Non
         assert len(new) == 1
         for b in new[0]:
             assert b.compiled is None or b.compiled is resolved[b.kernel]
+
+
+RESIGN_SITUATIONS = [
+    # (match length, score (me, them), cube, owner, Crawford game, post-Crawford)
+    (0, (0, 0), 1, "centre", False, False), (0, (0, 0), 2, "me", False, False),
+    (0, (0, 0), 4, "opponent", False, False), (7, (0, 0), 1, "centre", False, False),
+    (7, (3, 5), 2, "me", False, False), (7, (2, 4), 2, "opponent", False, False),
+    (5, (2, 4), 1, "centre", True, False), (5, (4, 2), 1, "centre", False, True),
+    (9, (6, 8), 1, "centre", False, True), (3, (1, 1), 1, "centre", False, False),
+    (11, (1, 9), 4, "opponent", False, False), (7, (4, 5), 1, "centre", False, False)]
+"""Money and match situations for the resignation lines: the opponent 1 away (any loss ends
+the match: a single at most), 2 away (a gammon is a backgammon), owned and centred cubes."""
+
+
+def _side(mine: dict[int, int], theirs: dict[int, int]) -> tuple[int, ...]:
+    """A board: my checkers on my points ``mine``, the opponent's on ITS points ``theirs``."""
+    b = [0] * 26
+    for pt, n in mine.items():
+        b[pt] = n
+    for pt, n in theirs.items():
+        b[25 - pt] = -n
+    return tuple(b)
+
+
+CERTAIN_LOSSES = [
+    _side({10: 15}, {1: 1}),                    # a certain gammon (none of mine can get off)
+    _side({9: 8, 8: 7}, {1: 2}),                # a certain gammon, two of theirs left
+    _side({20: 5, 21: 5, 22: 5}, {1: 1}),       # a certain backgammon (mine in their home)
+    _side({12: 5, 19: 10}, {2: 1}),             # a certain backgammon
+    _side({6: 5, 5: 5, 4: 5}, {1: 2}),          # the gammon is 2/36 (the Mars position)
+    _side({1: 1, 6: 1}, {1: 1}),                # a single loss
+    _side({3: 2}, {1: 1, 2: 1}),                # they bear off with any roll but 2-1
+]
+"""No-contact positions the side on roll loses: a certain gammon or backgammon (the gammon
+and backgammon resignations), a possible gammon, a single loss, and one it may still win."""
+
+
+def _random_no_contact(games: int, seed: int) -> list[tuple[int, ...]]:
+    """Positions without contact from random play, seen by the side on roll."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        pos = Position.initial()
+        for _ in range(400):
+            plays = pos.legal_plays((rng.randint(1, 6), rng.randint(1, 6)))
+            if plays:
+                pos = rng.choice(plays).position
+            pos = pos.swapped()
+            b = pos.board
+            if int(b[b > 0].sum()) == 0 or int(b[b < 0].sum()) == 0:
+                break
+            if not contact(b):
+                out.append(tuple(int(v) for v in b))
+    return out
+
+
+def resign_lines(points: list[tuple[int, ...]], seed: int) -> list[str]:
+    """Move and double questions on ``points`` in each of :data:`RESIGN_SITUATIONS`, each
+    line asked twice (gnubg asks again at the same score when it declines a resignation)."""
+    rng = random.Random(seed)
+    out = []
+    for pts in points:
+        for length, score, cube, owner, crawford, post in RESIGN_SITUATIONS:
+            rolled = (rng.randint(1, 6), rng.randint(1, 6))
+            for dice in (rolled,) if crawford else (rolled, (0, 0)):
+                line = format_fibs_board(FibsBoard(
+                    points=pts, dice=dice, cube_value=cube, cube_owner=owner,
+                    may_double=(owner != "opponent", owner != "me"),
+                    double_pending=False, score=score, match_length=length,
+                    crawford_game=crawford, post_crawford=post, names=("gbot", "resigner")))
+                out += [line, line]
+    return out
+
+
+@pytest.fixture(scope="module")
+def losing_boards(engines: list[Engine]) -> list[tuple[int, ...]]:
+    """No-contact boards whose side on roll wins at most the engine's resignation threshold:
+    :data:`CERTAIN_LOSSES`, random play's and the referee's (both sides of its no-contact
+    boards)."""
+    engine = engines[0]
+    boards = list(CERTAIN_LOSSES) + _random_no_contact(30, seed=5)
+    for line in list(referee_boards()):
+        fb, _ = ge.parse_gnubg_question(line)
+        if not contact(fb.position.board):
+            boards += [tuple(int(v) for v in fb.position.board),
+                       tuple(int(v) for v in fb.position.swapped().board)]
+    seen: dict[tuple[int, ...], None] = {}
+    for b in boards:
+        pos = Position(np.array(b, dtype=np.int8))
+        if b not in seen and 0 not in checkers_left(pos.board) and (
+                engine.probabilities(pos)[0] <= NO_RESIGN_ABOVE):
+            seen[b] = None
+    return list(seen)
+
+
+def test_resignation_lines_same_replies(engines: list[Engine], losing_boards: list[tuple[int, ...]],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No-contact lines where the engine weighs a resignation (money and match, several
+    scores and cubes, the Crawford game and after): the one-call path answers them with the
+    general path's replies and session state, offering the resignation where the general
+    path does and not where it does not (a chance left, or the
+    same offer declined: the line asked again at the same score)."""
+    assert len(losing_boards) > 60
+    lines = resign_lines(losing_boards, seed=3)
+    position = Engine(rules=Rules(resignation="position"))
+    for engine in engines + [position]:
+        want = _answers(engine, lines, False, monkeypatch)
+        assert _answers(engine, lines, True, monkeypatch) == want
+        replies = [r[0] for r in want]
+        # (the 0-ply networks never call a gammon certain: single resignations only here;
+        # test_match_resign_levels_are_the_engines checks the gammon and backgammon levels)
+        assert "resign" in replies
+        # offered, then declined and not offered again; and lines with no offer at all
+        declined = sum(str(a).startswith("resign") and not str(b).startswith("resign")
+                       for a, b in zip(replies[::2], replies[1::2], strict=True))
+        assert declined > 0 or engine.rules.resignation == "position"
+        assert sum(not str(r).startswith("resign") for r in replies[::2]) > 100
+        answered = sum(ge.fast_reply(ge.Session(engine), line) is not None for line in lines)
+        if engine.rules.resignation == "position" or engine.rules.end_mode != "backgammons":
+            assert answered == 0            # (site-style scoring: the general path weighs it)
+        elif engine.cube_ply == 0:
+            assert answered >= 0.9 * len(lines), (answered, len(lines))
+        else:
+            assert answered >= 0.8 * len(lines), (answered, len(lines))
+
+
+@pytest.mark.parametrize("probs", [(0.0, 0.0, 0.0, 0.3, 0.0), (0.0, 0.0, 0.0, 1.0, 0.2),
+                                   (0.0, 0.0, 0.0, 1.0, 1.0), (1e-7, 0.0, 0.0, 1.0, 1.0),
+                                   (0.005, 0.0, 0.0, 0.995, 0.5)])
+def test_match_resign_levels_are_the_engines(engines: list[Engine],
+                                             probs: tuple[float, ...]) -> None:
+    """:func:`gbot.core.answer.match_resign` in the fast path's cube situations gives the
+    level :func:`gbot.cube.resign.resignation_level` gives in the engine's context, gammons
+    and backgammons included (certain losses the networks do not produce)."""
+    from gbot.cube.resign import resignation_level
+
+    engine = engines[0]
+    ge.warm(engine)
+    path = engine._fast_path
+    assert isinstance(path, FastPath)
+    work = path._local.calls.work
+    levels = set()
+    for length, score, cube, owner, crawford, post in RESIGN_SITUATIONS:
+        if not length:
+            continue
+        fb = FibsBoard(points=CERTAIN_LOSSES[0], dice=(3, 1), cube_value=cube,
+                       cube_owner=owner, may_double=(owner != "opponent", owner != "me"),
+                       double_pending=False, score=score, match_length=length,
+                       crawford_game=crawford, post_crawford=post,
+                       names=("gbot", "resigner"))
+        st = fb.match_state(engine.rules)
+        want = resignation_level(probs, context_from_state(st))
+        mine, _ = path.situations((length, score[0], score[1], cube,
+                                   {"centre": 0, "me": 1, "opponent": 2}[owner], int(crawford)))
+        work.play.probs[0, :] = probs
+        got = fastreply._an.match_resign(work, mine)
+        assert got == want, (length, score, cube, owner)
+        levels.add(got)
+    if probs[0] <= 1e-6 and probs[3] == 1.0:        # a certain gammon: lower 1 away
+        assert len(levels) >= 2, levels

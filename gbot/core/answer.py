@@ -15,16 +15,23 @@ questions that make up most of a match when the answer needs no match-state reas
   closed forms and the decision rule, the kernels :func:`gbot.cube.cubeful.cubeful` and
   :func:`gbot.cube.decision.decide` call too (:mod:`gbot.core.cubemath`);
 
-both only when no resignation can be due: with contact, or with a 0-ply winning chance above
-the engine's resignation threshold. A take question (a double pending) is answered by the
-static cube model as the doubler's decision (:func:`gbot.core.cubemath.response_of`,
-:func:`~gbot.core.cubemath.answer_of`): in money play without a cube cap by Janowski's forms,
-in match play by :func:`match_take` (:data:`NEED_TAKE`), never for an engine whose cube
-decisions look ahead, nor in short bear-offs (``Settings.short_bearoff``). Everything else (a
-possible double or resignation past those, lines the fast reader does not accept) is
-:data:`FALLBACK`: the engine's general
-path answers (:meth:`gbot.engine.Engine.fast_reply` calls these kernels through
-:mod:`gbot.fastreply`), which is the reference for these answers.
+both when no resignation can be due (with contact, or with a 0-ply winning chance above the
+engine's resignation threshold) or when the resignation is weighed here too: without contact
+and below that threshold, with the rules' resignations offered (not scored by position), the
+kernels weigh the resignation the side on roll should offer as
+:meth:`gbot.engine.Engine.resign_offer` does (:func:`gbot.core.cubemath.resignation_level`)
+and return its level beside the answer (:data:`RESIGNS`): money play here, match play in
+:func:`match_resign` (:data:`RESIGN_ASK`), with the side's cube situation. Whether to offer
+it (gnubg may have declined it already) is the protocol's to decide.
+
+A take question (a double pending) is answered by the static cube model as the doubler's
+decision (:func:`gbot.core.cubemath.response_of`, :func:`~gbot.core.cubemath.answer_of`): in
+money play without a cube cap by Janowski's forms, in match play by :func:`match_take`
+(:data:`NEED_TAKE`), never for an engine whose cube decisions look ahead, nor in short
+bear-offs (``Settings.short_bearoff``). Everything else (a possible double past those, lines
+the fast reader does not accept) is :data:`FALLBACK`: the engine's general path answers
+(:meth:`gbot.engine.Engine.fast_reply` calls these kernels through :mod:`gbot.fastreply`),
+which is the reference for these answers.
 
 The kernels take their arguments in a few named bundles that the caller builds once and keeps:
 :class:`Settings` (the session's rules and the engine's thresholds),
@@ -57,8 +64,10 @@ from gbot.core.boardline import (
 from gbot.core.classify import BEAROFF, OVER
 from gbot.core.cubemath import (
     BEAVER,
+    CERTAIN,
     JANOWSKI_MAX_CUBE,
     LIVES,
+    NO_TABLE,
     OWNER_CENTRE,
     OWNER_ME,
     OWNER_OPPONENT,
@@ -76,6 +85,7 @@ from gbot.core.cubemath import (
     life_of,
     lives_rows,
     pick,
+    resignation_level,
     response_of,
 )
 from gbot.core.facts import bearoff_within, checkers_left, class_and_pips, contact
@@ -83,8 +93,9 @@ from gbot.core.jit import jit
 from gbot.core.notation import format_steps_into
 
 __all__ = ["BEAVERS", "DOUBLE", "DROP", "FALLBACK", "MOVE", "NEED_CUBE", "NEED_MATCH",
-           "NEED_TAKE", "ROLL", "TAKE", "Nets", "Settings", "Situation", "Work", "answer_board",
-           "match_cube", "match_play", "match_take"]
+           "NEED_TAKE", "RESIGNS", "RESIGN_ASK", "ROLL", "TAKE", "Nets", "Settings",
+           "Situation", "Work", "answer_board", "match_cube", "match_play", "match_resign",
+           "match_take"]
 
 FALLBACK = 0
 """Not answered here."""
@@ -108,6 +119,15 @@ DROP = 8
 """The reply is ``drop``."""
 BEAVERS = 9
 """The reply is ``beaver``."""
+RESIGNS = 16
+""":func:`answer_board` returns its answer's code plus ``RESIGNS`` times the level of the
+resignation the side on roll should offer (1 single, 2 gammon, 3 backgammon; 0: none, or
+no resignation weighed), or times :data:`RESIGN_ASK`."""
+RESIGN_ASK = 4
+"""The resignation is to be weighed in the match's cube situation: :func:`match_resign`
+(``fields`` and ``play.probs[0]``, the position's 0-ply probabilities, are valid; call it
+before :func:`match_play`, which overwrites them)."""
+assert BEAVERS < RESIGNS
 
 class Settings(NamedTuple):
     """A session's rule switches and the engine's thresholds (built once per engine)."""
@@ -138,6 +158,9 @@ class Settings(NamedTuple):
     short_bearoff: int
     """The engine's cube decisions look ahead in bear-offs with at most this many checkers
     a side (:func:`gbot.core.facts.bearoff_within`): left to the general path."""
+    resign_offers: bool
+    """The rules' resignations are offered (``Rules.resignation == "offer"``): the kernels
+    weigh them; else every line where one could be due is left to the general path."""
 
 
 class Work(NamedTuple):
@@ -203,7 +226,9 @@ def _names_end(text: U8) -> int:
 @jit
 def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     """Answer the line ``text`` (see the module docstring): :data:`MOVE`, :data:`ROLL`,
-    :data:`DOUBLE`, :data:`NEED_MATCH`, :data:`NEED_CUBE` or :data:`FALLBACK`.
+    :data:`DOUBLE`, :data:`NEED_MATCH`, :data:`NEED_CUBE`, :data:`TAKE`, :data:`DROP`,
+    :data:`BEAVERS`, :data:`NEED_TAKE` or :data:`FALLBACK`, plus :data:`RESIGNS` times the
+    level of the resignation due (or :data:`RESIGN_ASK`) where one was weighed.
     ``work.fields`` gets the line's numbers (valid unless FALLBACK), ``work.reply`` and
     ``work.info`` a move's text."""
     s = settings
@@ -218,13 +243,37 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     for i in range(26):
         board[i] = fields[i]
     win = -1.0                                # the 0-ply winning chance, once known
+    length = fields[OUT_LENGTH]
+    resign = 0
     if not contact(board):                    # resignations are only weighed without contact
         mine, theirs = checkers_left(board)
         if mine == 0 or theirs == 0:
             return FALLBACK
         win = _static_win(board, s.bearoff, nets, w)
-        if win < 0.0 or not win > s.no_resign_above:
+        if win < 0.0:
             return FALLBACK
+        if not win > s.no_resign_above:
+            if not s.resign_offers:
+                return FALLBACK
+            if length != 0:
+                resign = RESIGN_ASK           # match play: match_resign() with the situation
+            else:
+                checked = np.empty(5, dtype=np.float64)
+                if not clip_probs(w.play.probs[0], checked):
+                    return FALLBACK           # inconsistent: the general path reports it
+                resign = resignation_level(checked, CERTAIN, s.mult, True, s.jacoby,
+                                           fields[OUT_OWNER], fields[OUT_CUBE], 0, 0, NO_TABLE)
+    code = _answer(board, win, s, nets, w)
+    if code == FALLBACK:
+        return FALLBACK
+    return code + RESIGNS * resign
+
+
+@jit
+def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
+    """:func:`answer_board`'s answer to a move or double question on ``board`` (the side on
+    roll's 0-ply winning chance ``win``, or -1.0 when not yet known), resignations aside."""
+    fields = w.fields
     d1 = fields[OUT_DIE1]
     d2 = fields[OUT_DIE2]
     length = fields[OUT_LENGTH]
@@ -484,6 +533,21 @@ def match_cube(work: Work, mine: Situation) -> int:
     if not c.can:
         return ROLL
     return DOUBLE if _match_doubles(raw, checked, c.win_mwc, c.lose_mwc) else ROLL
+
+
+@jit
+def match_resign(work: Work, mine: Situation) -> int:
+    """The level of the resignation the side on roll should offer (0: none, 1, 2, 3) for the
+    line read into ``work.fields`` (match play), from its 0-ply probabilities in
+    ``work.play.probs[0]``, as :meth:`gbot.engine.Engine.resign_offer` weighs it in the side
+    on roll's cube situation ``mine`` (:func:`gbot.core.cubemath.resignation_level`), or -1
+    when the probabilities are inconsistent (the general path reports it)."""
+    c = mine
+    checked = np.empty(5, dtype=np.float64)
+    if not clip_probs(work.play.probs[0], checked):
+        return -1
+    return resignation_level(checked, CERTAIN, c.mult, False, False, c.owner, c.cube, c.away,
+                             c.opp_away, c.met)
 
 
 @jit

@@ -726,3 +726,50 @@ def cubeless_value(p: F64, mult: F64, money: bool, away: int, opp_away: int, tab
     dy = np.empty(2, dtype=np.float64)
     _dead(cube, False, w, ls, mult, money, away, opp_away, table, dx, dy)
     return _at(dx, dy, 2, p[WIN])
+
+
+# -- resignations ----------------------------------------------------------------------------
+CERTAIN = 1e-6
+"""Probabilities this close to 0 or 1 count as certain (a resignation is offered only when
+the loss is certain: :func:`resignation_level`)."""
+NO_TABLE = np.zeros((1, 1), dtype=np.float64)
+"""The outcome table of money play (unused: money values are the points)."""
+NO_TABLE.setflags(write=False)
+
+
+@jit
+def resignation_points(level: int, mult: F64, money: bool, jacoby: bool, owner: int,
+                       cube: int) -> int:
+    """Points a resignation at ``level`` (1 single, 2 gammon, 3 backgammon) gives the winner:
+    the end mode's multiplier ``mult[level - 1]`` times the cube, 1 times the cube in money
+    play under the Jacoby rule (``jacoby``) with the cube centred."""
+    if money and jacoby and owner == OWNER_CENTRE:
+        return cube
+    return int(mult[level - 1]) * cube
+
+
+@jit
+def resignation_level(p: F64, eps: float, mult: F64, money: bool, jacoby: bool, owner: int,
+                      cube: int, away: int, opp_away: int, table: F64) -> int:
+    """The resignation the side on roll should offer (0: none, 1, 2 or 3) with clipped
+    probabilities ``p`` (:func:`clip_probs`): none when its winning chance is above ``eps``;
+    else the loss that is certain (a backgammon when the backgammon chance is within ``eps``
+    of 1, a gammon likewise, else a single), lowered to the cheapest level that costs it as
+    much (money: the points; match: its winning chance after the loss, from ``table`` and the
+    aways, as :func:`outcome_value`). ``mult``, ``jacoby``, ``owner`` and ``cube`` count the
+    points as :func:`resignation_points`."""
+    if p[WIN] > eps:
+        return 0
+    if p[LOSE_BG] >= 1.0 - eps:
+        certain = 3
+    elif p[LOSE_G] >= 1.0 - eps:
+        certain = 2
+    else:
+        certain = 1
+    loss = _value(-resignation_points(certain, mult, money, jacoby, owner, cube), money, away,
+                  opp_away, table)
+    for level in range(1, certain + 1):
+        points = resignation_points(level, mult, money, jacoby, owner, cube)
+        if _value(-points, money, away, opp_away, table) <= loss + 1e-12:
+            return level
+    return certain

@@ -247,9 +247,8 @@ def multipliers(end_mode: str) -> Array:
     return _core.MULTS[end_mode]
 
 
-NO_TABLE = np.zeros((1, 1), dtype=np.float64)
+NO_TABLE = _core.NO_TABLE
 """The outcome table of money play (unused: money values are the points)."""
-NO_TABLE.setflags(write=False)
 _TABLES: dict[tuple[int, int, int, bool], tuple[MatchEquityTable, Array]] = {}
 
 

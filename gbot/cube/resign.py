@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from gbot.core import cubemath as _core
 from gbot.cube.cubeful import (
-    END_MULTIPLIERS,
     CubeContext,
-    Owner,
     Probs,
     check_probs,
+    multipliers,
+    outcome_table,
     outcome_value,
 )
 from gbot.cube.decision import board_cube_life, context_from_state, decide, shared_evaluator
@@ -36,17 +39,17 @@ from gbot.errors import CubeError
 if TYPE_CHECKING:
     from gbot.match import MatchState
 
-CERTAIN = 1e-6
+CERTAIN = _core.CERTAIN
 """Probabilities this close to 0 or 1 count as certain."""
 
+
 def resignation_points(level: int, ctx: CubeContext) -> int:
-    """Points a resignation at ``level`` (1..3) gives the winner in ``ctx``."""
+    """Points a resignation at ``level`` (1..3) gives the winner in ``ctx``
+    (:func:`gbot.core.cubemath.resignation_points`)."""
     if level not in (1, 2, 3):
         raise CubeError(f"resignation level must be 1, 2 or 3, got {level!r}")
-    mult = END_MULTIPLIERS[ctx.end_mode][level - 1]
-    if ctx.is_money and ctx.jacoby and ctx.owner == Owner.CENTRE:
-        mult = 1
-    return mult * ctx.cube
+    return int(_core.resignation_points(level, multipliers(ctx.end_mode), ctx.is_money,
+                                        ctx.jacoby, int(ctx.owner), ctx.cube))
 
 
 def _resigner_value_of_loss(points: int, ctx: CubeContext) -> float:
@@ -75,21 +78,13 @@ def should_accept(probs: Probs, ctx: CubeContext, level: int) -> bool:
 
 
 def resignation_level(probs: Probs, ctx: CubeContext, eps: float = CERTAIN) -> int:
-    """The level to offer (0: none) for the side on roll with ``probs`` in ``ctx``."""
-    win, _wg, _wbg, lg, lbg = check_probs(probs)
-    if win > eps:
-        return 0
-    if lbg >= 1.0 - eps:
-        certain = 3
-    elif lg >= 1.0 - eps:
-        certain = 2
-    else:
-        certain = 1
-    loss = _resigner_value_of_loss(resignation_points(certain, ctx), ctx)
-    for level in range(1, certain + 1):
-        if _resigner_value_of_loss(resignation_points(level, ctx), ctx) <= loss + 1e-12:
-            return level
-    return certain
+    """The level to offer (0: none) for the side on roll with ``probs`` in ``ctx``: the rule
+    of :func:`gbot.core.cubemath.resignation_level`, which the server's one-call answers
+    (:mod:`gbot.core.answer`) apply too."""
+    checked = np.array(check_probs(probs), dtype=np.float64)
+    return int(_core.resignation_level(checked, float(eps), multipliers(ctx.end_mode),
+                                       ctx.is_money, ctx.jacoby, int(ctx.owner), ctx.cube,
+                                       ctx.away, ctx.opp_away, outcome_table(ctx)))
 
 
 def position_resignation(probs: Probs, ctx: CubeContext, kind_now: int,

@@ -116,8 +116,12 @@ def fast_reply(session: Session, line: str | bytes) -> str | None:
     fast = session.engine.fast_reply(raw)
     if fast is None:
         return None
-    text, score = fast
+    text, score, resign = fast
     _track_score(session, score)
+    if resign:
+        offer = _offer(session, score, resign)
+        if offer is not None:
+            return offer
     return text
 
 
@@ -125,9 +129,11 @@ def warm(engine: Engine) -> None:
     """Answer moves, cube questions (double and take) and a bear-off, in money and match play,
     with ``engine`` (a throwaway session): every kernel of the common questions loaded, and the
     bear-off tables, before play. The short bear-off's double and take load the cube look-ahead's
-    kernels whatever the engine's cube look-ahead (:meth:`Engine.cube_decision_ply`)."""
+    kernels whatever the engine's cube look-ahead (:meth:`Engine.cube_decision_ply`); a certain
+    gammon loss (``AQAAAPj/AwAAAA``) the resignation's."""
 
     for pid, dice, length, pending in (
+            ("AQAAAPj/AwAAAA", (0, 0), 0, False), ("AQAAAPj/AwAAAA", (2, 1), 5, False),
             ("4HPwATDgc/ABMA", (3, 1), 0, False), ("4HPwATDgc/ABMA", (0, 0), 0, False),
             ("NwAAwB0AAAAAAA", (3, 1), 0, False), ("NwAAwB0AAAAAAA", (0, 0), 0, False),
             ("NwAAwB0AAAAAAA", (0, 0), 0, True), ("4HPwATDgc/ABMA", (6, 4), 5, False),
@@ -334,14 +340,24 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rule
     if question == "move" and not engine.may_resign(pos):
         return _play(engine, fb, pos, rules, opts)      # the common case
     state = _state(fb, rules, opts)
-    level = engine.resign_offer(pos, state)
-    if level > session.declined:
-        session.pending_resign = (fb.score, level)
-        return _RESIGN_WORDS[level]
+    offer = _offer(session, (int(fb.score[0]), int(fb.score[1])),
+                   engine.resign_offer(pos, state))
+    if offer is not None:
+        return offer
     if question == "double_or_roll":
         action = engine.cube_action(pos, state)
         return "double" if action == "double" and state.may_double(state.player_to_act) else "roll"
     return _play(engine, fb, pos, rules, opts, state)
+
+
+def _offer(session: Session, score: tuple[int, int], level: int) -> str | None:
+    """The reply offering the resignation ``level`` (0: none) at ``score`` (me, opponent),
+    remembered as pending; None when there is none to offer or gnubg declined one at least as
+    high in this game (it would refuse to hear it again)."""
+    if level > session.declined:
+        session.pending_resign = (score, level)
+        return _RESIGN_WORDS[level]
+    return None
 
 
 def _play(engine: Engine, fb: FibsBoard, pos: Position, rules: Rules, opts: _Options,
