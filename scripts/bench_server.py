@@ -32,6 +32,15 @@ say where the time goes. In a server whose ``handle_line`` was timed by thread C
 boards, two runs): 418 us per question in all, 331-334 in ``handle_line`` (its mean is the
 cube questions the general path answers), 84-87 outside it (the floor: 50-70); with the
 default 2-ply cube look-ahead 11.6-12.1 ms per question, 11.4-12.0 ms in ``handle_line``.
+
+After commit f3938a9 (the resignation check on the one-call path), load average about 1.5,
+``--cube-ply 0 --floor``, five runs: median gbot 0.042 / 0.043 / 0.044 / 0.063 / 0.042 ms
+against gnubg 0.043 / 0.044 / 0.044 / 0.063 / 0.041, p99 gbot 0.24 / 0.30 / 0.30 / 0.37 / 0.31
+against gnubg 0.31 / 0.36 / 0.32 / 0.44 / 0.30: the medians tie to within a microsecond (the
+target is met or missed by rounding), p99 is lower in four runs of five. Commit db16aa7 in the
+same hour (four runs): p99 gbot 0.33 / 0.48 / 0.36 / 0.52 against gnubg 0.44 / 0.38 / 0.35 /
+1.47. The largest round trips (11-21 ms) are the two short bear-off take questions, which the
+engine's cube look-ahead answers (``scripts/profile_lines.py`` times each kind of line).
 """
 
 from __future__ import annotations
