@@ -68,3 +68,21 @@ def test_says_what_compiles_only_when_cold(cold: bool, monkeypatch: pytest.Monke
         assert len(said) == 2 and "compiling" in said[0] and "ready in" in said[1]
     else:
         assert said == []
+
+
+def test_serve_warm_up_loads_the_engines_resignation_kernels() -> None:
+    # a resignation question left to the engine's own path compiled these on first use (1.9 s
+    # inside one round trip of bench_server): the server's warm-up loads them before play
+    import subprocess
+    import sys
+
+    code = ("from gbot.engine import Engine\n"
+            "from gbot.protocols.gnubg_external import warm\n"
+            "from gbot.core import cubemath as C\n"
+            "before = len(C.resignation_level.signatures) + len(C.resignation_points.signatures)\n"
+            "warm(Engine())\n"
+            "print(before, len(C.resignation_level.signatures),"
+            " len(C.resignation_points.signatures))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600, check=True).stdout.split()
+    assert out[0] == "0" and int(out[1]) >= 1 and int(out[2]) >= 1

@@ -130,7 +130,8 @@ def warm(engine: Engine) -> None:
     with ``engine`` (a throwaway session): every kernel of the common questions loaded, and the
     bear-off tables, before play. The short bear-off's double and take load the cube look-ahead's
     kernels whatever the engine's cube look-ahead (:meth:`Engine.cube_decision_ply`); a certain
-    gammon loss (``AQAAAPj/AwAAAA``) the resignation's."""
+    gammon loss (``AQAAAPj/AwAAAA``) the resignation's, on the one-call answers and on the
+    engine's own path."""
 
     for pid, dice, length, pending in (
             ("AQAAAPj/AwAAAA", (0, 0), 0, False), ("AQAAAPj/AwAAAA", (2, 1), 5, False),
@@ -145,6 +146,12 @@ def warm(engine: Engine) -> None:
                        match_length=length, crawford_game=False, post_crawford=False,
                        names=("gbot", "warm"))
         handle_line(Session(engine), fb.line())
+    # the general path's resignation rule (lines the one-call answers leave to the engine)
+    loss = Position.from_id("AQAAAPj/AwAAAA")
+    for length in (0, 5):
+        state = MatchState(match_length=length)
+        engine.resign_offer(loss, state)
+        engine.accept_resignation(loss.swapped(), state, 1)
 
 
 def _clean(line: str | bytes) -> str:
