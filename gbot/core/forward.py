@@ -358,6 +358,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
     wq_all = w1m.view(np.int32)
+    width = np.full(b1.shape[0], -1, dtype=np.int64)
     h = np.empty(hidden, dtype=np.float32)
     acc = np.zeros(hidden, dtype=np.int32)
     cnt = np.empty(nf, dtype=np.int64)
@@ -374,6 +375,9 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         wq = wq_all[k]
+        if width[k] < 0:
+            width[k] = _width(w1m[k, N_INPUTS])
+        nh = width[k]
         feature_counts(b, esc, cnt)
         if k == prev_k:
             m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
@@ -381,26 +385,48 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             acc[:] = 0
             m = _full_terms(b, cnt, rows, coef)
             prev_k = k
-        _add_terms(acc, wq, rows, coef, m)
+        _add_terms(acc[:nh], wq, rows, coef, m)
         prev[:] = b
         prev_cnt[:] = cnt
         unit = w1m[k, N_INPUTS]
         bias = b1[k]
-        for u in range(hidden):
+        for u in range(nh):
             h[u] = bias[u] + np.float32(acc[u]) * unit[u]
         if activation == ACT_SIGMOID:
-            for u in range(hidden):
+            for u in range(nh):
                 h[u] = _sigmoid_fast(h[u])
         else:
-            for u in range(hidden):
+            for u in range(nh):
                 h[u] = max(h[u], 0.0)
         for o in range(5):
             wrow = w2t[k, o]
             z = b2[k, o]
-            for u in range(hidden):
+            for u in range(nh):
                 z += h[u] * wrow[u]
             out[i, o] = 1.0 / (1.0 + np.exp(-z))
         _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out[i])
+
+
+@jit_bare
+def _width(unit: F32) -> int:
+    """Hidden units a network uses: those before its trailing padding (units whose step in
+    the last row of :func:`build_matrix`'s matrix is 0, see :func:`mark_padding`), a
+    multiple of :data:`LANES`."""
+    n = unit.shape[0]
+    while n > LANES and unit[n - 1] == 0.0:
+        n -= 1
+    return int((n + LANES - 1) // LANES * LANES)
+
+
+def mark_padding(w1m: F32, b1: F32, w2: F32) -> None:
+    """Set the step of ``w1m``'s trailing padding units to 0 (units whose first-layer column,
+    bias and second-layer row are all zero: they add nothing to any output), so that
+    :func:`forward_batch` skips them. ``w1m`` is :func:`build_matrix`'s, ``w2`` ``[hidden, 5]``."""
+    whole = w1m.view(np.int32)
+    n = b1.shape[0]
+    while n > 0 and b1[n - 1] == 0.0 and not w2[n - 1].any() and not whole[:N_INPUTS, n - 1].any():
+        n -= 1
+    w1m[N_INPUTS, n:] = 0.0
 
 
 @jit_bare

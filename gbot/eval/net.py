@@ -88,6 +88,8 @@ class Networks:
         self.meta = dict(meta or {})
         self._w1m = np.ascontiguousarray(
             np.stack([_fw.build_matrix(self.nets[n]["w1"]) for n in names]))
+        for k, n in enumerate(names):   # narrower networks zero-padded to the common width
+            _fw.mark_padding(self._w1m[k], self.nets[n]["b1"], self.nets[n]["w2"])
         self._b1 = np.ascontiguousarray(np.stack([self.nets[n]["b1"] for n in names]))
         self._w2t = np.ascontiguousarray(np.stack([self.nets[n]["w2"].T for n in names]))
         self._b2 = np.ascontiguousarray(np.stack([self.nets[n]["b2"] for n in names]))

@@ -12,6 +12,7 @@ Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT
   blend       mix a labelled folder's values with gnubg-nn 0-ply (0.3 x 0-ply + 0.7 x 1-ply
               is closer to 2-ply than 1-ply alone)
   supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
+  ensemble    combine weights files into one (hidden units side by side, logits averaged)
 
 Run as ``gbot train STAGE`` or ``python3 scripts/train.py STAGE`` from the repository root
 (the shared gnubg2ply data is read from ``../shared``). Typical run (the shipped weights; see
@@ -375,6 +376,30 @@ def blend_stage(src: Path, out: Path, share: float, other: Path | None) -> None:
         raise click.ClickException(str(e)) from None
     log(f"blended {n} chunks of {src} with {share} of "
         f"{'gnubg-nn 0-ply' if other is None else other} into {out}")
+
+
+@cli.command(name="ensemble")
+@click.argument("members", nargs=-1, required=True,
+                type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--net", "names", multiple=True, default=("contact",), show_default=True,
+              type=click.Choice(["contact", "crashed", "race"]),
+              help="networks to combine (repeatable); the others are the first member's")
+def ensemble_stage(members: tuple[Path, ...], out: Path, names: tuple[str, ...]) -> None:
+    """Combine weights files into one: each --net's hidden units side by side, output logits
+    averaged (one network, k x hidden units)."""
+    from gbot.eval.net import Networks
+    from gbot.train.ensemble import combine
+    for i, path in enumerate(members):
+        _check_weights(path, f"member {i + 1}")
+    try:
+        nets = combine([Networks.load(p) for p in members], names)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nets.save(out, members=[p.name for p in members])
+    click.echo(f"wrote {out}: {', '.join(names)} of {len(members)} members, "
+               f"{nets.hidden} hidden units")
 
 
 @cli.command(name="rollout")

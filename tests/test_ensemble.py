@@ -1,0 +1,129 @@
+"""Ensembles of weight sets (gbot.train.ensemble) and the forward pass's skipping of padded
+units: the combined network's logits are the members' mean (dense reference), networks left
+out keep their outputs exactly, and ``gbot train ensemble`` writes such a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gbot.core import classify as C
+from gbot.core import forward as F
+from gbot.eval.net import Networks
+from gbot.train.cli import cli
+from gbot.train.ensemble import average_logits, combine, pad_units
+from tests.randomplay import random_positions, random_race_positions
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = p.astype(np.float64)
+    return np.log(p / (1 - p))
+
+
+def _perturbed(base: Networks, seed: int, scale: float = 0.05) -> Networks:
+    """A second, different member: the shipped weights with noise on every layer."""
+    rng = np.random.default_rng(seed)
+    nets = {n: {k: (v + rng.normal(0, scale, v.shape)).astype(np.float32) for k, v in p.items()}
+            for n, p in base.nets.items()}
+    return Networks(nets, base.activation, base.class_net)
+
+
+@pytest.fixture(scope="module")
+def members() -> tuple[Networks, Networks]:
+    base = Networks.default()
+    return _perturbed(base, 1), _perturbed(base, 2)
+
+
+@pytest.fixture(scope="module")
+def boards() -> dict[str, np.ndarray]:
+    found = [b for b, _, _ in random_positions(600, 7)] + \
+            [b for b, _, _ in random_race_positions(200, 8)]
+    arr = np.stack(found).astype(np.int8)
+    classes = C.classify_many(arr)
+    out = {name: arr[classes == c] for c, name in enumerate(C.NAMES) if c != C.OVER}
+    assert all(len(out[k]) >= 20 for k in ("contact", "race")), {k: len(v) for k, v in out.items()}
+    return out
+
+
+def test_combined_logits_are_the_members_mean(members: tuple[Networks, Networks],
+                                              boards: dict[str, np.ndarray]) -> None:
+    a, b = members
+    both = combine([a, b], ("contact",))
+    assert both.hidden == a.hidden + b.hidden
+    x = boards["contact"]
+    want = 1 / (1 + np.exp(-(_logit(a.evaluate_dense(x)) + _logit(b.evaluate_dense(x))) / 2))
+    assert np.abs(both.evaluate_dense(x) - want).max() < 1e-5
+    # the kernel's forward pass of the wide network against the dense reference
+    got = both.evaluate(x)
+    assert np.abs(got - both.evaluate_dense(x)).max() < 1e-4
+
+
+def test_networks_left_out_keep_their_outputs_exactly(members: tuple[Networks, Networks],
+                                                      boards: dict[str, np.ndarray]) -> None:
+    a, b = members
+    both = combine([a, b], ("contact",))
+    for name in ("race", "crashed"):
+        x = boards.get(name)
+        if x is None or not len(x):
+            continue
+        assert np.array_equal(both.evaluate(x), a.evaluate(x)), name
+    # and a contact board through the combined set differs from either member
+    x = boards["contact"][:20]
+    assert not np.array_equal(both.evaluate(x), a.evaluate(x))
+
+
+def test_padding_is_skipped_and_changes_nothing(members: tuple[Networks, Networks],
+                                                boards: dict[str, np.ndarray]) -> None:
+    a = members[0]
+    wide = Networks({n: pad_units(p, 3 * a.hidden) for n, p in a.nets.items()}, a.activation,
+                    a.class_net)
+    x = np.concatenate([boards["contact"], boards["race"]])
+    assert np.array_equal(wide.evaluate(x), a.evaluate(x))
+    args = wide.kernel_args()
+    w1m = args[2]
+    assert [F._width.py_func(w1m[k, F.N_INPUTS]) for k in range(w1m.shape[0])] == \
+        [a.hidden] * w1m.shape[0]
+
+
+def test_a_unit_with_only_a_bias_is_not_padding() -> None:
+    """A trailing unit with zero first-layer weights but a bias and output weights still adds
+    to the logits, so the kernel must keep it."""
+    base = Networks.default()
+    p = pad_units(base.nets["race"], base.hidden + 8)
+    p["b1"][-1] = 2.0
+    p["w2"][-1] = 0.5
+    nets = Networks({n: p for n in base.nets}, base.activation, base.class_net)
+    x = np.stack([b for b, _, _ in random_race_positions(30, 3)]).astype(np.int8)
+    win = nets.evaluate(x)[:, 0]   # (the kernel also tidies the gammon columns of races)
+    assert np.abs(win - nets.evaluate_dense(x)[:, 0]).max() < 1e-4
+    assert np.abs(win - base.evaluate(x)[:, 0]).max() > 1e-2
+
+
+def test_average_logits_needs_members() -> None:
+    with pytest.raises(ValueError):
+        average_logits([])
+    with pytest.raises(ValueError):
+        combine([])
+    with pytest.raises(ValueError, match="no network named"):
+        combine([Networks.default()], ("bogus",))
+
+
+def test_train_ensemble_command(tmp_path: Path, members: tuple[Networks, Networks],
+                                boards: dict[str, np.ndarray]) -> None:
+    a, b = members
+    pa, pb, out = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "e.npz"
+    a.save(pa)
+    b.save(pb)
+    r = CliRunner().invoke(cli, ["ensemble", "--out", str(out), str(pa), str(pb)])
+    assert r.exit_code == 0, r.output
+    assert "256 hidden units" in r.output or f"{2 * a.hidden} hidden units" in r.output
+    got = Networks.load(out)
+    x = boards["contact"][:50]
+    assert np.array_equal(got.evaluate(x), combine([a, b], ("contact",)).evaluate(x))
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a weights file")
+    r = CliRunner().invoke(cli, ["ensemble", "--out", str(out), str(pa), str(bad)])
+    assert r.exit_code != 0 and "member 2" in r.output
