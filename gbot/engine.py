@@ -101,6 +101,11 @@ SHORT_BEAROFF_PLY = 2
 """The look-ahead of those cube decisions (exact on a last roll, as gnubg's database)."""
 NO_RESIGN_ABOVE = 0.01
 """The engine never offers a resignation with a winning chance above this."""
+_DECISIONS = frozenset({"choose_play", "plays_by_state", "cube_action", "respond_double",
+                        "cube_decision", "may_beaver", "may_resign", "resign_offer",
+                        "probabilities", "equity"})
+"""Methods whose replacement on an instance (a tool's wrapper, say) leaves the one-call
+answers to the general path, which calls them."""
 
 
 def cubeless_equity(p: Sequence[float]) -> float:
@@ -171,11 +176,13 @@ class Engine:
 
     def _new_fast_path(self) -> FastPath | _NoFastPath:
         """:class:`gbot.fastreply.FastPath` where the kernels decide as this engine does: a
-        plain engine at 0-ply with the cube module and :class:`gbot.Evaluator` under the
-        engine's move rule, end mode ``"backgammons"`` (others rank plays by the state)."""
+        plain engine (no decision method replaced on the instance) at 0-ply with the cube
+        module and :class:`gbot.Evaluator` under the engine's move rule, end mode
+        ``"backgammons"`` (others rank plays by the state)."""
 
         ev, r = self.evaluator, self.rules
-        if not (type(self) is Engine and type(ev) is Evaluator and self.ply == 0
+        if not (type(self) is Engine and not _DECISIONS & vars(self).keys()
+                and type(ev) is Evaluator and self.ply == 0
                 and self._cube is not None and ev.caucasian == r.caucasian
                 and r.end_mode == "backgammons"):
             return _NoFastPath(r)

@@ -409,3 +409,26 @@ def test_match_resign_levels_are_the_engines(engines: list[Engine],
         levels.add(got)
     if probs[0] <= 1e-6 and probs[3] == 1.0:        # a certain gammon: lower 1 away
         assert len(levels) >= 2, levels
+
+
+def test_a_decision_replaced_on_the_instance_is_honoured(
+        losing_boards: list[tuple[int, ...]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool that replaces an engine's decision on the instance (scripts/bench_cube_judged.py
+    withholds gbot's resignations so) is obeyed on the one-call path too: the lines where the
+    plain engine resigns get the withheld engine's moves, and it is asked every time."""
+    lines = resign_lines(losing_boards[:20], seed=4)
+    plain = _answers(Engine(), lines, True, monkeypatch)
+    assert any(str(r[0]).startswith("resign") for r in plain)
+    engine = Engine()
+    asked: list[int] = []
+    offer = engine.resign_offer
+
+    def withheld(pos: Position, state: object) -> int:
+        asked.append(offer(pos, state))  # type: ignore[arg-type]
+        return 0
+
+    monkeypatch.setattr(engine, "resign_offer", withheld)
+    replies = _answers(engine, lines, True, monkeypatch)
+    assert not any(str(r[0]).startswith("resign") for r in replies)
+    assert sum(1 for level in asked if level) >= sum(
+        1 for r in plain if str(r[0]).startswith("resign"))
