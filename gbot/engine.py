@@ -101,11 +101,6 @@ SHORT_BEAROFF_PLY = 2
 """The look-ahead of those cube decisions (exact on a last roll, as gnubg's database)."""
 NO_RESIGN_ABOVE = 0.01
 """The engine never offers a resignation with a winning chance above this."""
-_DECISIONS = frozenset({"choose_play", "plays_by_state", "cube_action", "respond_double",
-                        "cube_decision", "may_beaver", "may_resign", "resign_offer",
-                        "probabilities", "equity"})
-"""Methods whose replacement on an instance (a tool's wrapper, say) leaves the one-call
-answers to the general path, which calls them."""
 
 
 def cubeless_equity(p: Sequence[float]) -> float:
@@ -181,8 +176,8 @@ class Engine:
         ``"backgammons"`` (others rank plays by the state)."""
 
         ev, r = self.evaluator, self.rules
-        if not (type(self) is Engine and not _DECISIONS & vars(self).keys()
-                and type(ev) is Evaluator and self.ply == 0
+        replaced = any(callable(getattr(Engine, name, None)) for name in vars(self))
+        if not (type(self) is Engine and not replaced and type(ev) is Evaluator and self.ply == 0
                 and self._cube is not None and ev.caucasian == r.caucasian
                 and r.end_mode == "backgammons"):
             return _NoFastPath(r)

@@ -358,7 +358,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
     wq_all = w1m.view(np.int32)
-    width = np.full(b1.shape[0], -1, dtype=np.int64)
+    nh = hidden
     h = np.empty(hidden, dtype=np.float32)
     acc = np.zeros(hidden, dtype=np.int32)
     cnt = np.empty(nf, dtype=np.int64)
@@ -375,9 +375,6 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         wq = wq_all[k]
-        if width[k] < 0:
-            width[k] = _width(w1m[k, N_INPUTS])
-        nh = width[k]
         feature_counts(b, esc, cnt)
         if k == prev_k:
             m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
@@ -385,6 +382,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             acc[:] = 0
             m = _full_terms(b, cnt, rows, coef)
             prev_k = k
+            nh = _width(w1m[k, N_INPUTS])
         _add_terms(acc[:nh], wq, rows, coef, m)
         prev[:] = b
         prev_cnt[:] = cnt

@@ -28,11 +28,15 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 
 from gbot.rollout import ROLLOUT_PLIES
+
+if TYPE_CHECKING:
+    from gbot.eval.net import Networks
 
 ROOT = Path.cwd()
 
@@ -105,13 +109,13 @@ def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     return (*D.load_npz(path), None)
 
 
-def _check_weights(path: Path, option: str) -> None:
-    """``path`` must be a weights file gbot can read, else a one-line error."""
+def _check_weights(path: Path, option: str) -> Networks:
+    """The weights file at ``path`` (one gbot can read), else a one-line error."""
     from gbot.errors import GbotError
     from gbot.eval.net import Networks
 
     try:
-        Networks.load(path)
+        return Networks.load(path)
     except GbotError as exc:
         raise click.ClickException(f"{option}: {exc}") from None
 
@@ -388,12 +392,10 @@ def blend_stage(src: Path, out: Path, share: float, other: Path | None) -> None:
 def ensemble_stage(members: tuple[Path, ...], out: Path, names: tuple[str, ...]) -> None:
     """Combine weights files into one: each --net's hidden units side by side, output logits
     averaged (one network, k x hidden units)."""
-    from gbot.eval.net import Networks
     from gbot.train.ensemble import combine
-    for i, path in enumerate(members):
-        _check_weights(path, f"member {i + 1}")
+    sets = [_check_weights(path, f"member {i + 1}") for i, path in enumerate(members)]
     try:
-        nets = combine([Networks.load(p) for p in members], names)
+        nets = combine(sets, names)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -54,7 +54,7 @@ def combine(sets: Sequence[Networks], names: Sequence[str] = NET_NAMES) -> Netwo
     unknown = sorted(set(names) - set(sets[0].nets))
     if unknown:
         raise ValueError(f"no network named {', '.join(unknown)}")
-    nets = {n: average_logits([s.nets[n] for s in sets]) if n in names else dict(sets[0].nets[n])
+    nets = {n: average_logits([s.nets[n] for s in sets]) if n in names else sets[0].nets[n]
             for n in sets[0].nets}
     hidden = max(p["b1"].shape[0] for p in nets.values())
     return Networks({n: pad_units(p, hidden) for n, p in nets.items()}, sets[0].activation,
