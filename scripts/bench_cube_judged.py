@@ -105,12 +105,16 @@ def parse_statistics(text: str) -> dict[str, dict[str, float]]:
     return dict(zip(names, out, strict=True))
 
 
-def _no_resign_engine(ply: int, jacoby: bool, beavers: bool, offers: list[int]) -> Any:
-    """gbot's server engine, whose resignation offers are recorded in ``offers`` and withheld."""
+def _no_resign_engine(ply: int, jacoby: bool, beavers: bool, offers: list[int],
+                      weights: Path | None = None) -> Any:
+    """gbot's server engine (on ``weights``, default the shipped networks), whose resignation
+    offers are recorded in ``offers`` and withheld."""
+    from gbot import Evaluator
     from gbot.engine import Engine
     from gbot.match import Rules
 
-    engine = Engine(ply=ply, rules=Rules(jacoby=jacoby, beavers=beavers))
+    evaluator = Evaluator(str(weights)) if weights is not None else None
+    engine = Engine(evaluator, ply=ply, rules=Rules(jacoby=jacoby, beavers=beavers))
     offer = engine.resign_offer
 
     def withheld(pos: Any, state: Any) -> int:
@@ -236,8 +240,11 @@ def report(chunks: list[dict[str, Any]]) -> dict[str, Any]:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="folder for the games and analyses (default: under ~/.cache/gbot/runs)")
 @click.option("--json-out", type=click.Path(path_type=Path), default=None)
+@click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="gbot's networks (.npz; default: the shipped ones)")
 def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, jacoby: bool,
-         beavers: bool, seed: int, out: Path | None, json_out: Path | None) -> None:
+         beavers: bool, seed: int, out: Path | None, json_out: Path | None,
+         weights: Path | None) -> None:
     """Play gbot's server against gnubg with the cube and print gnubg's judgement of both."""
     from gbot.server import BackgroundServer
 
@@ -251,7 +258,7 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
     t0 = time.time()
     done_here = 0
     offers: list[int] = []
-    engine = _no_resign_engine(ply, jacoby, beavers, offers)
+    engine = _no_resign_engine(ply, jacoby, beavers, offers, weights)
     with BackgroundServer(engine) as srv:
         click.echo(f"gbot's server ready on {srv.address} ({time.time() - t0:.0f}s)", err=True)
         t0 = time.time()
