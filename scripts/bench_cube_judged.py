@@ -25,6 +25,7 @@ Examples:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -125,6 +126,15 @@ def _no_resign_engine(ply: int, jacoby: bool, beavers: bool, offers: list[int],
 
     engine.resign_offer = withheld  # type: ignore[method-assign]
     return engine
+
+
+def _weights_tag(weights: Path | None) -> str:
+    """The default output folder's suffix for ``weights``: a finished chunk is reused from
+    that folder, so games of other networks must not land in it."""
+    if weights is None:
+        return ""
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:10]
+    return f"-w{weights.stem}-{digest}"
 
 
 def _play_chunk(address: Any, games: int, seed: int, gnubg_ply: int, jacoby: bool,
@@ -251,7 +261,7 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
     if not GNUBG_MATCH.exists() or not Path(GNUBG).exists():
         raise click.ClickException(f"needs {GNUBG_MATCH} and {GNUBG}")
     out = out or RUNS / (f"judged-s{seed}-p{ply}-g{gnubg_ply}-a{analysis_ply}"
-                         f"-{'j' if jacoby else 'nj'}")
+                         f"-{'j' if jacoby else 'nj'}{_weights_tag(weights)}")
     out.mkdir(parents=True, exist_ok=True)
     n_chunks = (games + chunk - 1) // chunk
     chunks: list[dict[str, Any]] = []
