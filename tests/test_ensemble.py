@@ -1,6 +1,7 @@
 """Ensembles of weight sets (gbot.train.ensemble) and the forward pass's skipping of padded
 units: the combined network's logits are the members' mean (dense reference), networks left
-out keep their outputs exactly, and ``gbot train ensemble`` writes such a file."""
+out keep their outputs exactly, and ``gbot train ensemble`` writes such a file; widening adds
+fresh units that change no output."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gbot.core import classify as C
 from gbot.core import forward as F
 from gbot.eval.net import Networks
 from gbot.train.cli import cli
-from gbot.train.ensemble import average_logits, combine, pad_units
+from gbot.train.ensemble import average_logits, combine, new_units, pad_units, widen
 from tests.randomplay import random_positions, random_race_positions
 
 
@@ -127,3 +128,55 @@ def test_train_ensemble_command(tmp_path: Path, members: tuple[Networks, Network
     bad.write_bytes(b"not a weights file")
     r = CliRunner().invoke(cli, ["ensemble", "--out", str(out), str(pa), str(bad)])
     assert r.exit_code != 0 and "member 2" in r.output
+
+
+def test_widened_networks_compute_what_they_did(boards: dict[str, np.ndarray]) -> None:
+    base = Networks.default()
+    grown = widen(base, base.hidden + 64, seed=3)
+    assert grown.hidden == base.hidden + 64
+    for cls, x in boards.items():
+        if len(x):
+            assert np.array_equal(grown.evaluate(x), base.evaluate(x)), cls
+            assert np.abs(grown.evaluate_dense(x) - base.evaluate_dense(x)).max() < 1e-6, cls
+    new = grown.nets["contact"]
+    h = base.hidden
+    bound = 1 / np.sqrt(new["w1"].shape[0])
+    assert np.all(new["w2"][h:] == 0)
+    assert np.all(np.abs(new["w1"][:, h:]) <= bound)
+    # fresh units differ from each other (no symmetry for the fine-tune to keep)
+    cols = new["w1"][:, h:].T
+    assert len({c.tobytes() for c in cols}) == 64
+    assert np.abs(cols).mean() > bound / 4
+    # networks not named are zero-padded: no fresh units
+    assert not grown.nets["race"]["w1"][:, h:].any()
+    # seeded
+    again = widen(base, base.hidden + 64, seed=3)
+    assert np.array_equal(again.nets["contact"]["w1"], new["w1"])
+    assert not np.array_equal(widen(base, base.hidden + 64, seed=4).nets["contact"]["w1"],
+                              new["w1"])
+
+
+def test_widen_refuses_to_shrink_or_unknown_networks() -> None:
+    base = Networks.default()
+    with pytest.raises(ValueError, match="cannot widen"):
+        new_units(base.nets["contact"], base.hidden - 8, 1)
+    with pytest.raises(ValueError, match="no network named"):
+        widen(base, base.hidden + 8, 1, ("bogus",))
+
+
+def test_train_widen_command(tmp_path: Path, boards: dict[str, np.ndarray]) -> None:
+    base = Networks.default()
+    out = tmp_path / "w.npz"
+    src = tmp_path / "base.npz"
+    base.save(src)
+    r = CliRunner().invoke(cli, ["widen", str(src), "--out", str(out), "--hidden",
+                                 str(base.hidden + 128), "--seed", "9"])
+    assert r.exit_code == 0, r.output
+    got = Networks.load(out)
+    assert got.hidden == base.hidden + 128
+    x = boards["contact"][:50]
+    assert np.array_equal(got.evaluate(x), base.evaluate(x))
+    for hidden in (str(base.hidden - 8), str(base.hidden + 4)):
+        r = CliRunner().invoke(cli, ["widen", str(src), "--out", str(out), "--hidden", hidden])
+        assert r.exit_code != 0 and r.output.startswith("Error:"), r.output
+        assert len(r.output.strip().splitlines()) == 1

@@ -13,6 +13,7 @@ Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT
               is closer to 2-ply than 1-ply alone)
   supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
   ensemble    combine weights files into one (hidden units side by side, logits averaged)
+  widen       grow networks with fresh hidden units (same outputs) before a fine-tune
 
 Run as ``gbot train STAGE`` or ``python3 scripts/train.py STAGE`` from the repository root
 (the shared gnubg2ply data is read from ``../shared``). Typical run (the shipped weights; see
@@ -402,6 +403,31 @@ def ensemble_stage(members: tuple[Path, ...], out: Path, names: tuple[str, ...])
     nets.save(out, members=[p.name for p in members])
     click.echo(f"wrote {out}: {', '.join(names)} of {len(members)} members, "
                f"{nets.hidden} hidden units")
+
+
+@cli.command(name="widen")
+@click.argument("weights", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--hidden", required=True, type=click.IntRange(8, 4096),
+              help="hidden units of the widened networks (a multiple of 8)")
+@click.option("--net", "names", multiple=True, default=("contact",), show_default=True,
+              type=click.Choice(["contact", "crashed", "race"]),
+              help="networks that get fresh units (repeatable); the others are zero-padded")
+@click.option("--seed", default=1, show_default=True, type=int)
+def widen_stage(weights: Path, out: Path, hidden: int, names: tuple[str, ...],
+                seed: int) -> None:
+    """Grow networks to --hidden units: fresh units with zero output weights (the same
+    outputs), to fine-tune with `supervised --finetune --hidden`."""
+    from gbot.errors import GbotError
+    from gbot.train.ensemble import widen
+    nets = _check_weights(weights, "WEIGHTS")
+    try:
+        grown = widen(nets, hidden, seed, names)
+    except (ValueError, GbotError) as e:
+        raise click.ClickException(str(e)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    grown.save(out, widened_from=weights.name)
+    click.echo(f"wrote {out}: {', '.join(names)} widened to {grown.hidden} hidden units")
 
 
 @cli.command(name="rollout")

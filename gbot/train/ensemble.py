@@ -8,6 +8,10 @@ and dividing every second-layer weight and output bias by ``k`` gives one networ
 output sigmoid). The forward pass needs no change, and an ensemble file is an ordinary weights
 file. Networks not combined keep the first member's weights, padded with zero units (a zero
 unit adds nothing to any logit), because every network of a set has one hidden size.
+
+:func:`widen` grows one network with fresh hidden units whose output weights are zero, so the
+widened network starts out computing exactly what the narrower one did and a fine-tune
+(``gbot train supervised --finetune --hidden``) can put the new capacity to use.
 """
 
 from __future__ import annotations
@@ -44,6 +48,37 @@ def pad_units(net: dict[str, F32], hidden: int) -> dict[str, F32]:
             "b1": np.pad(net["b1"], (0, extra)),
             "w2": np.pad(net["w2"], ((0, extra), (0, 0))),
             "b2": net["b2"].copy()}
+
+
+def new_units(net: dict[str, F32], hidden: int, seed: int) -> dict[str, F32]:
+    """``net`` with fresh hidden units appended up to ``hidden``: first-layer weights and
+    biases drawn uniformly from +-1/sqrt(inputs) (seeded), output weights zero, so its outputs
+    are unchanged."""
+    n_in, have = net["w1"].shape
+    extra = hidden - have
+    if extra < 0:
+        raise ValueError(f"cannot widen {have} hidden units down to {hidden}")
+    rng = np.random.default_rng(seed)
+    root = np.sqrt(n_in)
+    w1 = rng.uniform(-1.0, 1.0, (n_in, extra)).astype(np.float32) / root
+    b1 = rng.uniform(-1.0, 1.0, extra).astype(np.float32) / root
+    return {"w1": np.concatenate([net["w1"], w1.astype(np.float32)], axis=1),
+            "b1": np.concatenate([net["b1"], b1.astype(np.float32)]),
+            "w2": np.concatenate([net["w2"], np.zeros((extra, 5), np.float32)], axis=0),
+            "b2": net["b2"].copy()}
+
+
+def widen(nets: Networks, hidden: int, seed: int,
+          names: Sequence[str] = ("contact",)) -> Networks:
+    """``nets`` with the networks in ``names`` grown to ``hidden`` units by :func:`new_units`
+    and the others zero-padded: the same outputs, room to learn more."""
+    unknown = sorted(set(names) - set(nets.nets))
+    if unknown:
+        raise ValueError(f"no network named {', '.join(unknown)}")
+    grown = {n: new_units(p, hidden, seed + k) if n in names else pad_units(p, hidden)
+             for k, (n, p) in enumerate(nets.nets.items())}
+    return Networks(grown, nets.activation, nets.class_net,
+                    {"widened": list(names), "hidden": hidden, "seed": seed})
 
 
 def combine(sets: Sequence[Networks], names: Sequence[str] = NET_NAMES) -> Networks:
