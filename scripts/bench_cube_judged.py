@@ -6,12 +6,14 @@ ephemeral port) plays money games with the cube against gnubg (0-ply by default)
 ``../shared/tools/gnubg_match.py``; Jacoby and beavers are the same on both sides. Games are
 played in chunks, each with its own dice seed (``seed * 1000 + chunk``) and saved as
 ``chunk-NNN.sgf``; gnubg (``gnubg -t``) then analyses each chunk (``analyse match`` at
-``--analysis-ply``) and ``show statistics match`` is kept as ``chunk-NNN.stats.txt``. A rerun
-with the same folder continues with the missing chunks. The report sums the chunks and prints
+``--analysis-ply``) and ``show statistics match`` is kept as ``chunk-NNN.stats.txt``, the
+analysed match as ``chunk-NNN.analysed.sgf``. A rerun with the same folder continues with the
+missing chunks. The report sums the chunks and prints
 both players' checker-play and cube error rates (mEMG per unforced move / per close-or-actual
 cube decision, gnubg's definitions, printed as positive costs) side by side, with the counts
 of missed doubles, wrong doubles, wrong takes and wrong passes, and the actual and
-luck-adjusted results.
+luck-adjusted results. From the analysed matches, checker errors are also split by position
+class (contact, crashed, race, bear-off; gbot's classifier on the position before the move).
 
 gbot does not resign in these runs (its resignation offers are counted, then withheld): gnubg
 accepts or declines a resignation by its own rules, and none of the points may come from
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -156,8 +159,10 @@ def _play_chunk(address: Any, games: int, seed: int, gnubg_ply: int, jacoby: boo
     return result
 
 
-def _analyse(sgf: Path, ply: int, jacoby: bool, beavers: bool) -> str:
-    """gnubg 1.07's ``show statistics match`` after ``analyse match`` at ``ply``."""
+def _analyse(sgf: Path, ply: int, jacoby: bool, beavers: bool,
+             analysed: Path | None = None) -> str:
+    """gnubg 1.07's ``show statistics match`` after ``analyse match`` at ``ply`` (the analysed
+    match saved as ``analysed`` when given)."""
     script = "\n".join([
         "set threads 1",
         f"set jacoby {'on' if jacoby else 'off'}",
@@ -169,6 +174,7 @@ def _analyse(sgf: Path, ply: int, jacoby: bool, beavers: bool) -> str:
         f'load match "{sgf}"',
         "analyse match",
         "show statistics match",
+        *([f'save match "{analysed}"'] if analysed else []),
         ""])
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write(script)
@@ -183,6 +189,39 @@ def _analyse(sgf: Path, ply: int, jacoby: bool, beavers: bool) -> str:
         raise click.ClickException(f"gnubg's analysis of {sgf} printed no statistics "
                                    f"({run.stderr.strip()[-200:]})")
     return text[start:]
+
+
+def checker_by_class(sgf_text: str, jacoby: bool, beavers: bool
+                     ) -> dict[str, dict[str, list[float]]]:
+    """Per player name and position class: ``[moves, EMG lost]`` of the checker plays gnubg
+    analysed with more than one candidate (its "unforced" moves) in an analysed ``.sgf``;
+    the loss of a move is the best candidate's equity less the played one's."""
+    from gbot.core.classify import NAMES, classify
+    from gbot.match import Rules
+    from gbot.records.sgf_read import loads, parse
+
+    record = loads(sgf_text, Rules(jacoby=jacoby, beavers=beavers, raccoons=beavers))
+    out: dict[str, dict[str, list[float]]] = {}
+    for tree, game in zip(parse(sgf_text), record.games, strict=True):
+        root = tree[0]
+        names = {"W": root.get("PW", ["white"])[0], "B": root.get("PB", ["black"])[0]}
+        plays = [(col, node) for node in tree[1:] for col in ("B", "W")
+                 if col in node and node[col][0][:1].isdigit()]
+        moves = [a for a in game.actions if a.kind == "move"]
+        if len(plays) != len(moves):
+            raise ValueError(f"game {game.number}: {len(plays)} checker plays in the tree, "
+                             f"{len(moves)} replayed")
+        for (col, node), action in zip(plays, moves, strict=True):
+            cands = node.get("A", [])[1:]
+            if len(cands) < 2:
+                continue
+            equities = [float(c.split()[9]) for c in cands]
+            loss = max(equities) - equities[int(node["A"][0])]
+            cls = NAMES[classify(np.array(action.board, dtype=np.int8))]
+            row = out.setdefault(names[col], {}).setdefault(cls, [0.0, 0.0])
+            row[0] += 1
+            row[1] += loss
+    return out
 
 
 def _total(chunks: list[dict[str, Any]], who: str) -> dict[str, float]:
@@ -210,6 +249,22 @@ def report(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     rows.append(("checker play, mEMG per unforced move", f"{out['gbot']['checker_rate']:.2f}",
                  f"{out['gnubg']['checker_rate']:.2f}"))
     rows.append(("  unforced moves", f"{gb['unforced']:.0f}", f"{gn['unforced']:.0f}"))
+    by_class: dict[str, dict[str, list[float]]] = {}
+    for c in chunks:
+        for who, classes in c.get("by_class", {}).items():
+            for cls, (n, emg) in classes.items():
+                row = by_class.setdefault(who, {}).setdefault(cls, [0.0, 0.0])
+                row[0] += n
+                row[1] += emg
+    if by_class:
+        covered = sum(1 for c in chunks if c.get("by_class"))
+        out["checker_by_class"] = by_class
+        for cls in ("contact", "crashed", "race", "bearoff"):
+            cells = []
+            for who in ("gbot", "gnubg"):
+                n, emg = by_class.get(who, {}).get(cls, [0.0, 0.0])
+                cells.append(f"{1000 * emg / n:.2f} ({n:.0f})" if n else "-")
+            rows.append((f"  {cls} (mEMG per move, {covered} chunks)", cells[0], cells[1]))
     rows.append(("cube, mEMG per close or actual decision", f"{out['gbot']['cube_rate']:.2f}",
                  f"{out['gnubg']['cube_rate']:.2f}"))
     rows.append(("  close or actual cube decisions", f"{gb['cube_decisions']:.0f}",
@@ -276,6 +331,7 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
             size = min(chunk, games - k * chunk)
             sgf, stats, meta = (out / f"chunk-{k:03d}.sgf", out / f"chunk-{k:03d}.stats.txt",
                                 out / f"chunk-{k:03d}.json")
+            analysed = out / f"chunk-{k:03d}.analysed.sgf"
             if stats.exists() and meta.exists():
                 rec = json.loads(meta.read_text())
             else:
@@ -284,13 +340,15 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
                 play = _play_chunk(srv.address, size, seed * 1000 + k, gnubg_ply, jacoby,
                                    beavers, sgf)
                 t2 = time.time()
-                text = _analyse(sgf, analysis_ply, jacoby, beavers)
+                text = _analyse(sgf, analysis_ply, jacoby, beavers, analysed)
                 stats.write_text(text)
                 rec = {"play": play, "withheld": len(offers) - before,
                        "play_s": round(t2 - t1, 1), "analyse_s": round(time.time() - t2, 1)}
                 meta.write_text(json.dumps(rec, indent=1) + "\n")
                 done_here += 1
             rec["stats"] = parse_statistics(stats.read_text())
+            if analysed.exists():
+                rec["by_class"] = checker_by_class(analysed.read_text(), jacoby, beavers)
             chunks.append(rec)
             elapsed = time.time() - t0
             left = (n_chunks - k - 1) * elapsed / done_here if done_here else 0.0

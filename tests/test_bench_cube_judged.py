@@ -1,5 +1,6 @@
 """The gnubg statistics reader of scripts/bench_cube_judged.py, on a table gnubg 1.07 printed
-(``show statistics match`` after ``analyse match`` of two money games)."""
+(``show statistics match`` after ``analyse match`` of two money games), and the split of
+checker errors by position class, which must add up to gnubg's own totals."""
 
 from __future__ import annotations
 
@@ -100,3 +101,33 @@ def test_report_rates_are_gnubgs() -> None:
 def test_no_table_is_an_error() -> None:
     with pytest.raises(ValueError, match="no gnubg statistics"):
         _script().parse_statistics("Error: no match loaded\n")
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_checker_errors_by_class_add_up_to_gnubgs_totals() -> None:
+    # two money games gbot (server) played against gnubg 0-ply, Jacoby and beavers on,
+    # analysed by gnubg 1.07 at 1-ply and saved; the statistics it printed for the same match
+    mod = _script()
+    split = mod.checker_by_class((DATA / "judged_money.analysed.sgf").read_text(), True, True)
+    totals = mod.parse_statistics((DATA / "judged_money.stats.txt").read_text())
+    assert set(split) == {"gbot", "gnubg"}
+    for who in ("gbot", "gnubg"):
+        moves = sum(n for n, _ in split[who].values())
+        emg = sum(e for _, e in split[who].values())
+        assert moves == totals[who]["unforced"]
+        assert emg == pytest.approx(-totals[who]["checker_emg"], abs=6e-4)
+        assert set(split[who]) <= {"contact", "crashed", "race", "bearoff"}
+    assert "race" in split["gnubg"] and "contact" in split["gbot"]
+    rep = mod.report([{"stats": totals, "by_class": split, "play": {"games": [{}, {}]}}])
+    n, e = split["gbot"]["contact"]
+    assert rep["checker_by_class"]["gbot"]["contact"] == [n, e]
+    assert f"{1000 * e / n:.2f} ({n:.0f})" in rep["table"]
+
+
+def test_by_class_refuses_a_file_whose_plays_do_not_replay() -> None:
+    from gbot.errors import GbotError
+    text = (DATA / "judged_money.analysed.sgf").read_text()
+    with pytest.raises((GbotError, ValueError)):
+        _script().checker_by_class(text.replace(";B[", ";B[x", 1), True, True)
