@@ -107,6 +107,19 @@ def test_train_supervised_only_needs_init(tmp_path: Path) -> None:
     assert not (tmp_path / "w").exists()
 
 
+def test_train_supervised_init_of_another_width(tmp_path: Path) -> None:
+    from gbot.eval.net import Networks
+    data = tmp_path / "d.npz"
+    np.savez(data, boards=np.zeros((2, 26), np.int8), probs=np.zeros((2, 5), np.float32))
+    width = Networks.default().hidden
+    init = str(Path(__file__).resolve().parents[1] / "gbot" / "weights" / "nets.npz")
+    one_line_error(invoke("train", "supervised", "--data", str(data), "--val", str(data),
+                          "--init", init, "--finetune", "--hidden", str(width + 8),
+                          "--workdir", str(tmp_path / "w")), 2, f"--init has {width}",
+                   "gbot train widen")
+    assert not (tmp_path / "w").exists()
+
+
 def test_train_label_missing_source(tmp_path: Path) -> None:
     out = tmp_path / "lab"
     one_line_error(invoke("train", "label", "--src", "/nonexistent", "--out", str(out)), 1,

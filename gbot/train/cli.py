@@ -290,7 +290,10 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
         _check_data(path)
     _check_npz(val, "--val")
     if init is not None:
-        _check_weights(init, "--init")
+        have = _check_weights(init, "--init").hidden
+        if have != hidden:
+            raise click.UsageError(f"--init has {have} hidden units and --hidden asks {hidden}: "
+                                   f"grow the networks first with `gbot train widen`")
     elif only:
         raise click.UsageError("--only needs --init (the weights of the other networks)")
     _require_torch("supervised")
