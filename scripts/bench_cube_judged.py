@@ -340,7 +340,7 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
                 play = _play_chunk(srv.address, size, seed * 1000 + k, gnubg_ply, jacoby,
                                    beavers, sgf)
                 t2 = time.time()
-                analysed.unlink(missing_ok=True)    # gnubg would ask before overwriting
+                analysed.unlink(missing_ok=True)    # no older analysis left if this one fails
                 text = _analyse(sgf, analysis_ply, jacoby, beavers, analysed)
                 stats.write_text(text)
                 rec = {"play": play, "withheld": len(offers) - before,
