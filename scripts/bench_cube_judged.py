@@ -191,6 +191,11 @@ def _analyse(sgf: Path, ply: int, jacoby: bool, beavers: bool,
     return text[start:]
 
 
+_EQUITY_FIELD = 9
+"""Where a candidate of gnubg's ``A[]`` property keeps its equity: move, ``E``, ``ver``, ``3``,
+five probabilities, equity."""
+
+
 def checker_by_class(sgf_text: str, jacoby: bool, beavers: bool
                      ) -> dict[str, dict[str, list[float]]]:
     """Per player name and position class: ``[moves, EMG lost]`` of the checker plays gnubg
@@ -215,7 +220,7 @@ def checker_by_class(sgf_text: str, jacoby: bool, beavers: bool
             cands = node.get("A", [])[1:]
             if len(cands) < 2:
                 continue
-            equities = [float(c.split()[9]) for c in cands]
+            equities = [float(c.split()[_EQUITY_FIELD]) for c in cands]
             loss = max(equities) - equities[int(node["A"][0])]
             cls = NAMES[classify(np.array(action.board, dtype=np.int8))]
             row = out.setdefault(names[col], {}).setdefault(cls, [0.0, 0.0])
@@ -259,7 +264,8 @@ def report(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     if by_class:
         covered = sum(1 for c in chunks if c.get("by_class"))
         out["checker_by_class"] = by_class
-        for cls in ("contact", "crashed", "race", "bearoff"):
+        from gbot.core.classify import NAMES
+        for cls in reversed(NAMES[1:]):     # contact, crashed, race, bear-off
             cells = []
             for who in ("gbot", "gnubg"):
                 n, emg = by_class.get(who, {}).get(cls, [0.0, 0.0])

@@ -283,17 +283,17 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                only: tuple[str, ...],
                finetune: bool, workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
-    from gbot.eval.net import Networks
     from gbot.train import data as D
     from gbot.train.supervised import default_configs, train_networks
     for path in data_paths:
         _check_data(path)
     _check_npz(val, "--val")
-    if init is not None:
-        have = _check_weights(init, "--init").hidden
-        if have != hidden:
-            raise click.UsageError(f"--init has {have} hidden units and --hidden asks {hidden}: "
-                                   f"grow the networks first with `gbot train widen`")
+    init_nets = None if init is None else _check_weights(init, "--init")
+    if init_nets is not None:
+        if init_nets.hidden != hidden:
+            raise click.UsageError(f"--init has {init_nets.hidden} hidden units and --hidden "
+                                   f"asks {hidden}: grow the networks first with "
+                                   f"`gbot train widen`")
     elif only:
         raise click.UsageError("--only needs --init (the weights of the other networks)")
     _require_torch("supervised")
@@ -318,7 +318,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                               rank_weight=rank_weight, equity_weight=equity_weight)
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
-                                  init=Networks.load(init) if init else None,
+                                  init=init_nets,
                                   finetune=finetune, log=log, only=only,
                                   groups=np.concatenate(groups) if rank_weight > 0 else None)
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,

@@ -55,17 +55,14 @@ def new_units(net: dict[str, F32], hidden: int, seed: int) -> dict[str, F32]:
     biases drawn uniformly from +-1/sqrt(inputs) (seeded), output weights zero, so its outputs
     are unchanged."""
     n_in, have = net["w1"].shape
-    extra = hidden - have
-    if extra < 0:
+    if hidden < have:
         raise ValueError(f"cannot widen {have} hidden units down to {hidden}")
+    grown = pad_units(net, hidden)
     rng = np.random.default_rng(seed)
     root = np.sqrt(n_in)
-    w1 = rng.uniform(-1.0, 1.0, (n_in, extra)).astype(np.float32) / root
-    b1 = rng.uniform(-1.0, 1.0, extra).astype(np.float32) / root
-    return {"w1": np.concatenate([net["w1"], w1.astype(np.float32)], axis=1),
-            "b1": np.concatenate([net["b1"], b1.astype(np.float32)]),
-            "w2": np.concatenate([net["w2"], np.zeros((extra, 5), np.float32)], axis=0),
-            "b2": net["b2"].copy()}
+    grown["w1"][:, have:] = rng.uniform(-1.0, 1.0, (n_in, hidden - have)).astype(np.float32) / root
+    grown["b1"][have:] = rng.uniform(-1.0, 1.0, hidden - have).astype(np.float32) / root
+    return grown
 
 
 def widen(nets: Networks, hidden: int, seed: int,
