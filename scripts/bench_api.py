@@ -122,7 +122,7 @@ from bench_movegen import make_pairs  # noqa: E402
 from gbot.core import movegen  # noqa: E402
 from gbot.core.fastcall import entry_point  # noqa: E402
 from gbot.eval.evaluator import Evaluator  # noqa: E402
-from gbot.position import Position  # noqa: E402
+from gbot.game.position import Position  # noqa: E402
 
 CLOCK = [time.perf_counter]
 TARGETS = {"legal_plays": 1.0, "kernel": None, "best0": 4.0, "best0_repeat": None,

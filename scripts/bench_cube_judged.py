@@ -114,8 +114,8 @@ def _no_resign_engine(ply: int, jacoby: bool, beavers: bool, offers: list[int],
     """gbot's server engine (on ``weights``, default the shipped networks), whose resignation
     offers are recorded in ``offers`` and withheld."""
     from gbot import Evaluator
-    from gbot.engine import Engine
-    from gbot.match import Rules
+    from gbot.engine.engine import Engine
+    from gbot.game.match import Rules
 
     evaluator = Evaluator(str(weights)) if weights is not None else None
     engine = Engine(evaluator, ply=ply, rules=Rules(jacoby=jacoby, beavers=beavers))
@@ -202,7 +202,7 @@ def checker_by_class(sgf_text: str, jacoby: bool, beavers: bool
     analysed with more than one candidate (its "unforced" moves) in an analysed ``.sgf``;
     the loss of a move is the best candidate's equity less the played one's."""
     from gbot.core.classify import NAMES, classify
-    from gbot.match import Rules
+    from gbot.game.match import Rules
     from gbot.records.sgf_read import loads, parse
 
     record = loads(sgf_text, Rules(jacoby=jacoby, beavers=beavers, raccoons=beavers))
@@ -317,7 +317,7 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
          beavers: bool, seed: int, out: Path | None, json_out: Path | None,
          weights: Path | None) -> None:
     """Play gbot's server against gnubg with the cube and print gnubg's judgement of both."""
-    from gbot.server import BackgroundServer
+    from gbot.adapters.gnubg_server import BackgroundServer
 
     if not GNUBG_MATCH.exists() or not Path(GNUBG).exists():
         raise click.ClickException(f"needs {GNUBG_MATCH} and {GNUBG}")

@@ -45,7 +45,7 @@ from gbot.core import movegen  # noqa: E402
 from gbot.core.board import START, flip_py  # noqa: E402
 from gbot.core.classify import CONTACT, classify  # noqa: E402
 from gbot.eval.evaluator import Evaluator  # noqa: E402
-from gbot.position import Position  # noqa: E402
+from gbot.game.position import Position  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "gnubg2ply"
 

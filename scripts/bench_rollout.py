@@ -37,8 +37,8 @@ def bench_gbot(games: int, vr: bool, checker_ply: int = 0) -> dict[str, object]:
     """gbot's kernel on every position (compiled first)."""
     import numpy as np
 
-    from gbot.notations.position_id import decode
-    from gbot.rollout import RolloutSettings, TrialTask, kernel_args, run_task
+    from gbot.analysis.rollout import RolloutSettings, TrialTask, kernel_args, run_task
+    from gbot.game.notations.position_id import decode
 
     kernel_args()
     boards = np.array([decode(p) for p in POSITIONS], dtype=np.int8)

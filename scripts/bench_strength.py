@@ -78,7 +78,7 @@ _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 def _gbot_move(board: Board, d1: int, d2: int) -> Board | None:
     """gbot's result (mover's view) or None when the roll cannot be played."""
     if _STATE["chooser"] == "evaluator":
-        from gbot.position import Position
+        from gbot.game.position import Position
         play = _STATE["ev"].best_play(Position(board), (d1, d2), _STATE["ply"])
         return None if play is None else np.asarray(play.position.board, dtype=np.int8)
     cands = _STATE["movegen"].legal_boards(board, d1, d2)

@@ -6,8 +6,8 @@ The questions are the move questions among the board lines gnubg 1.07 sent as re
 wildbg's query (``die1``, ``die2``, ``p0`` .. ``p25``, ``x_away``/``o_away`` in match play).
 Three figures per question, after a warm-up:
 
-* in process: :meth:`gbot.web.service.Service.wildbg_move` (parsing, the engine's choice, every
-  legal play ranked, the reply dict), plus ``json.dumps`` of the reply;
+* in process: :meth:`gbot.adapters.web.service.Service.wildbg_move` (parsing, the engine's
+  choice, every legal play ranked, the reply dict), plus ``json.dumps`` of the reply;
 * over HTTP, one keep-alive client: the round trip to ``gbot web`` (uvicorn, loopback);
 * over HTTP, ``--clients`` clients at once: requests per second.
 
@@ -40,7 +40,7 @@ from bench_server import captured_boards, free_port  # noqa: E402
 from bench_startup import cpu_seconds  # noqa: E402
 
 import gbot  # noqa: E402
-from gbot.web.service import Service  # noqa: E402
+from gbot.adapters.web.service import Service  # noqa: E402
 
 
 def move_queries(limit: int) -> list[dict[str, str]]:

@@ -148,7 +148,7 @@ def _gnubg_read(into: Path, path: str) -> dict[str, Any]:
 
 def gbot_analysis(path: str, ply: int, cache: Path | None) -> dict[str, Any]:
     """gbot's figures and checker plays for the same file (kept in ``cache``)."""
-    from gbot.analysis import analyse, read_match
+    from gbot.analysis.analyse import analyse, read_match
 
     target = cache / f"gbot{ply}.json" if cache is not None else None
     if target is not None and target.exists():
@@ -177,7 +177,7 @@ def second_opinions(path: str, ply: int, gb_move: dict[str, Any],
     """gbot's values (EMG, as its analysis ranks plays) of ``plays`` where ``gb_move`` was
     played, and gnubg-nn's cubeless equities of them at ``ply`` (where importable)."""
     import gbot
-    from gbot.analysis import play_values, read_match
+    from gbot.analysis.analyse import play_values, read_match
 
     record = read_match(path)
     gi = game_index(record, int(gb_move["game"]))
@@ -326,7 +326,7 @@ def self_judgement(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def conversion_check(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """gnubg's printed cubeless probabilities of every listed candidate through gbot's own
-    conversion to the mover's value (:meth:`gbot.analysis.GameAnalysis.values_of`: cube
+    conversion to the mover's value (:meth:`gbot.analysis.analyse.GameAnalysis.values_of`: cube
     model, match table, EMG at the cube), beside gnubg's printed cubeful equity. Differences
     come from the state reaching the conversion (score, cube, Crawford) or from the cube
     models, never from the networks. Per file: the candidates compared, the mean and largest
@@ -335,7 +335,7 @@ def conversion_check(rows: list[dict[str, Any]]) -> dict[str, Any]:
     import numpy as np
 
     import gbot
-    from gbot.analysis import GameAnalysis, read_match
+    from gbot.analysis.analyse import GameAnalysis, read_match
 
     out: dict[str, Any] = {"files": {}, "n": 0, "sum": 0.0, "over": 0, "errors": {}}
     for r in rows:

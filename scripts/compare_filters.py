@@ -36,7 +36,7 @@ from bench_eval import contact_positions, gnubg_board, load_networks  # noqa: E4
 from profile_search import parse_filters  # noqa: E402
 
 from gbot.eval.evaluator import Evaluator, MoveFilter  # noqa: E402
-from gbot.position import Play  # noqa: E402
+from gbot.game.position import Play  # noqa: E402
 
 
 def label(filters: tuple[MoveFilter, ...]) -> str:

@@ -31,8 +31,8 @@ from gbot.cube.cubeful import CubeContext, Owner
 from gbot.cube.decision import board_cube_life, decide, decide_from_equities
 from gbot.cube.lookahead import lookahead_cubeful
 from gbot.eval.evaluator import Evaluator
-from gbot.ids import decode
-from gbot.position import Position
+from gbot.game.notations.position_id import decode
+from gbot.game.position import Position
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "data" / "cube_vectors.jsonl"

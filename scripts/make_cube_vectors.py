@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gbot.notations.position_id import decode  # noqa: E402
+from gbot.game.notations.position_id import decode  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
 GNUBG = "/usr/games/gnubg"

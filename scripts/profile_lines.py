@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Thread CPU time of :func:`gbot.protocols.gnubg_external.handle_line` per kind of line, in
+"""Thread CPU time of :func:`gbot.adapters.gnubg_external.handle_line` per kind of line, in
 process: the board lines ``scripts/bench_server.py`` asks (the first ``--boards`` distinct
 lines gnubg 1.07 sent as referee), one session, ``--passes`` passes after a warm-up pass.
 
@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_server import captured_boards  # noqa: E402
 
+from gbot.adapters import gnubg_external as ge  # noqa: E402
 from gbot.core import facts  # noqa: E402
-from gbot.engine import SHORT_BEAROFF_CHECKERS, Engine  # noqa: E402
-from gbot.protocols import gnubg_external as ge  # noqa: E402
+from gbot.engine.engine import SHORT_BEAROFF_CHECKERS, Engine  # noqa: E402
 
 
 def kind_of(session: ge.Session, line: str) -> str:

@@ -10,8 +10,8 @@ import random
 
 import numpy as np
 
-from gbot.match import GameState, MatchState, Rules
-from gbot.referee import Referee, can_double, legal_results, may_beaver
+from gbot.game.match import GameState, MatchState, Rules
+from gbot.game.referee import Referee, can_double, legal_results, may_beaver
 
 
 class RandomPlayer:

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot.analysis import BAD, DOUBTFUL, VERY_BAD, analyse, mark, play_values, rating
+from gbot.analysis.analyse import BAD, DOUBTFUL, VERY_BAD, analyse, mark, play_values, rating
 from gbot.errors import MatchFileError
-from gbot.match import GameState, Rules
+from gbot.game.match import GameState, Rules
+from gbot.game.referee import Action, GameRecord, MatchRecord, Referee, can_double, legal_results
 from gbot.records import sgf, sgf_read
-from gbot.referee import Action, GameRecord, MatchRecord, Referee, can_double, legal_results
 
 GNUBG = "/usr/games/gnubg"
 
@@ -224,7 +224,7 @@ def test_match_play_values_are_emg() -> None:
 
 
 def test_match_values_of_gnubgs_probabilities_are_gnubgs_equities() -> None:
-    from gbot.analysis import GameAnalysis
+    from gbot.analysis.analyse import GameAnalysis
 
     # gnubg 1.07's 2-ply analysis of a 3-point gbot-vs-gnubg match at 0-0, player 1 on roll
     # owning a 2-cube, 31 to play (a very bad play there that gbot's 2-ply calls best):

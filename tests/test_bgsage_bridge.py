@@ -30,7 +30,7 @@ def raw() -> BB.Bgsage:
 
 
 def _heldout() -> tuple[np.ndarray, np.ndarray]:
-    from gbot.position import Position
+    from gbot.game.position import Position
 
     with HELDOUT.open() as fh:
         rows = list(csv.DictReader(fh))

@@ -19,18 +19,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gbot.adapters.gnubg_external import Session, handle_line
 from gbot.core import boardline
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
 from gbot.errors import FibsBoardError
-from gbot.position import Position
-from gbot.protocols.fibs_board import (
+from gbot.game.notations.fibs_board import (
     MAX_MATCH_LENGTH,
     FibsBoard,
     format_fibs_board,
     line_checkers,
     parse_fibs_board,
 )
-from gbot.protocols.gnubg_external import Session, handle_line
+from gbot.game.position import Position
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gnubg_harness  # noqa: E402
@@ -215,7 +215,7 @@ def test_gnubg_referees_hypergammon(engine: Engine, variation: str, checkers: in
     if not Path(f"/var/lib/gnubg/hyper{checkers}.bd").exists():
         pytest.skip(f"/var/lib/gnubg/hyper{checkers}.bd missing (run /usr/games/makehyper "
                     f"-c {checkers} in /var/lib/gnubg)")
-    from gbot.server import BackgroundServer
+    from gbot.adapters.gnubg_server import BackgroundServer
 
     with BackgroundServer(engine) as srv:
         for kw in ({"match": 3}, {"games": 2}):
@@ -227,7 +227,7 @@ def test_gnubg_referees_hypergammon(engine: Engine, variation: str, checkers: in
 
 def test_the_engine_refuses_longer_matches_from_any_source(engine: Engine) -> None:
     from gbot.errors import MatchRuleError
-    from gbot.match import MAX_MATCH_LENGTH, MatchState
+    from gbot.game.match import MAX_MATCH_LENGTH, MatchState
 
     # a Match ID holds up to 32767 points; the engine must not build a table for it
     long = MatchState.from_match_id(MatchState(match_length=32767, score=(5, 9)).match_id())
@@ -246,8 +246,8 @@ def test_the_engine_refuses_longer_matches_from_any_source(engine: Engine) -> No
 def test_tournament_lines_count_checkers_as_gnubg_does(variation: str, n: int) -> None:
     """A tournament's external players get the lines gnubg writes for the variation: nothing
     borne off at the start (they said 15 - n borne off before)."""
-    from gbot.match import Rules
-    from gbot.referee import Referee
+    from gbot.game.match import Rules
+    from gbot.game.referee import Referee
     from gbot.tournament.players import board_line
 
     ref = Referee(length=3, rules=Rules(variation=variation), seed=1)

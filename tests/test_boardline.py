@@ -1,7 +1,7 @@
 """The compiled reader of gnubg's board lines against the Python parser (the oracle).
 
-:func:`gbot.protocols.fibs_board.parse_gnubg_line` must give exactly what
-:func:`~gbot.protocols.fibs_board.parse_fibs_board` gives (the same board, field types
+:func:`gbot.game.notations.fibs_board.parse_gnubg_line` must give exactly what
+:func:`~gbot.game.notations.fibs_board.parse_fibs_board` gives (the same board, field types
 included) or raise exactly the same error, on the captured corpora, generated boards and
 mutated lines.
 """
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbot.errors import FibsBoardError
-from gbot.protocols.fibs_board import (
+from gbot.game.notations.fibs_board import (
     DIALECTS,
     FibsBoard,
     format_fibs_board,

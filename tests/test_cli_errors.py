@@ -44,7 +44,7 @@ def test_serve_log_in_a_missing_folder() -> None:
 
 
 def test_serve_bare_port_listens_on_loopback_tcp(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gbot.server as server
+    import gbot.adapters.gnubg_server as server
 
     seen: list[object] = []
 
@@ -212,7 +212,7 @@ def test_tournament_length_beyond_gnubg_is_refused() -> None:
     from click.testing import CliRunner
 
     from gbot.cli import main
-    from gbot.match import MAX_MATCH_LENGTH
+    from gbot.game.match import MAX_MATCH_LENGTH
 
     res = CliRunner().invoke(main, ["tournament", "gbot", "random", "--length",
                                     str(MAX_MATCH_LENGTH + 1)])

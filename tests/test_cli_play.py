@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from gbot.cli import main
 from gbot.cli.play import BOT, HUMAN, TerminalMatch
-from gbot.engine import Engine
-from gbot.match import Rules
+from gbot.engine.engine import Engine
+from gbot.game.match import Rules
 from gbot.records import matfile
 from tests.conftest import gnubg_binary
 

@@ -1,6 +1,6 @@
 """The rule switches of :mod:`gbot.cli.rules`: ``gbot serve`` and ``gbot web`` show the same
 six options with the same help, and what is typed reaches the engine's or the service's
-:class:`gbot.match.Rules` (the servers themselves replaced by fakes)."""
+:class:`gbot.game.match.Rules` (the servers themselves replaced by fakes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gbot.cli import main
-from gbot.match import Rules
+from gbot.game.match import Rules
 
 RULE_OPTIONS = ("--jacoby / --no-jacoby", "--beavers / --no-beavers", "--cube-cap",
                 "--no-cube", "--end-mode", "--caucasian")
@@ -55,7 +55,7 @@ def test_serve_and_web_show_the_same_rule_options() -> None:
 
 
 def test_serve_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gbot.server as server
+    import gbot.adapters.gnubg_server as server
 
     monkeypatch.setattr(server, "serve", lambda address, engine, **kw: 0)
     engines: list[dict[str, Any]] = []
@@ -71,8 +71,8 @@ def test_web_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("uvicorn")
     import uvicorn
 
-    import gbot.web.app as app
-    import gbot.web.service as service
+    import gbot.adapters.web.app as app
+    import gbot.adapters.web.service as service
 
     services: list[dict[str, Any]] = []
     monkeypatch.setattr(service, "Service", lambda **kw: services.append(kw) or object())

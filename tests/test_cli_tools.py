@@ -1,4 +1,4 @@
-"""``gbot hint``, ``eval`` and ``show`` through click's runner, and :mod:`gbot.hints` against
+"""``gbot hint``, ``eval`` and ``show`` through click's runner, and :mod:`gbot.engine.hints` against
 the decision engine they must agree with."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 import gbot
 from gbot.cli import main
 from gbot.cli.tools import read_position
-from gbot.engine import Engine
-from gbot.hints import action_words, cube_hint, play_hints, take_hint
-from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.position import Position
+from gbot.engine.engine import Engine
+from gbot.engine.hints import action_words, cube_hint, play_hints, take_hint
+from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.position import Position
 from gbot.tournament.players import board_line
 from tests.randomplay import random_positions
 
@@ -317,7 +317,8 @@ def test_show_tall_stacks_borne_off_and_bar() -> None:
 
 
 def test_hint_rollout_marks_gbots_play() -> None:
-    """--rollout goes through gbot.rollout: the candidates rolled out, gbot's play starred."""
+    """--rollout goes through gbot.analysis.rollout: the candidates rolled out, gbot's play
+    starred."""
     out = run("hint", f"{START}:{MID_3_01}", "31", "--rollout", "--trials", "36", "-n", "2")
     assert "rolled out (36 trials per play" in out
     starred = [line for line in out.splitlines() if re.match(r"\s+\*\s*\d", line)]

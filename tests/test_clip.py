@@ -1,4 +1,4 @@
-"""CLIP line parsing and formatting (gbot.protocols.clip) against the spec's captured lines,
+"""CLIP line parsing and formatting (gbot.adapters.fibs.clip) against the spec's captured lines,
 the shared FIBS board vectors, round trips, framing, and fuzzing (never an exception)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbot.protocols import clip
-from gbot.protocols.fibs_board import parse_fibs_board
+from gbot.adapters.fibs import clip
+from gbot.game.notations.fibs_board import parse_fibs_board
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 

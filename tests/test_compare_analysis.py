@@ -113,7 +113,7 @@ def test_self_judgement_per_player_and_file() -> None:
 
 def test_conversion_of_gnubgs_probabilities_matches_its_equities() -> None:
     import gbot
-    from gbot.analysis import read_match
+    from gbot.analysis.analyse import read_match
 
     # the match the export excerpt comes from (tests/data/gnubg_3pt_backgame.mat): gnubg's
     # printed probabilities of the 10 listed candidates through gbot's conversion give its

@@ -246,7 +246,7 @@ class FixedEvaluator:
 
 
 def test_context_from_state() -> None:
-    from gbot.match import MatchState, Rules
+    from gbot.game.match import MatchState, Rules
 
     st = MatchState(match_length=7, score=(2, 4), cube_value=2, cube_owner=0, player_on_roll=1,
                     player_to_act=1)
@@ -263,8 +263,8 @@ def test_context_from_state() -> None:
 
 
 def test_cube_decision_api() -> None:
-    from gbot.match import MatchState, Rules
-    from gbot.position import Position
+    from gbot.game.match import MatchState, Rules
+    from gbot.game.position import Position
 
     ev = FixedEvaluator((0.7, 0.2, 0.01, 0.1, 0.005))
     d = cube_decision(Position.initial(), MatchState(), ply=0, evaluator=ev)
@@ -358,7 +358,7 @@ def record_context(rec: dict[str, Any], life: float) -> CubeContext:
 
 def record_life(rec: dict[str, Any]) -> float:
     from gbot.cube.decision import board_cube_life
-    from gbot.notations.position_id import decode
+    from gbot.game.notations.position_id import decode
 
     return board_cube_life(decode(rec["position_id"]))
 
@@ -460,7 +460,7 @@ def _lookahead_agreement(step: int) -> Agreement:
     from gbot.cube.decision import decide_from_equities
     from gbot.cube.lookahead import lookahead_cubeful
     from gbot.eval.evaluator import Evaluator
-    from gbot.notations.position_id import decode
+    from gbot.game.notations.position_id import decode
 
     ev = Evaluator(networks=GnubgNets())
     agree = Agreement()
@@ -519,8 +519,8 @@ def test_lookahead_is_exact_on_a_last_roll() -> None:
 
 def test_resignation_from_a_match_state() -> None:
     from gbot.cube.resign import accept_resignation, offer_resignation
-    from gbot.match import MatchState
-    from gbot.position import Position
+    from gbot.game.match import MatchState
+    from gbot.game.position import Position
 
     pos = Position.initial()
     offered = MatchState(resign_offered=1, player_on_roll=0, player_to_act=1)

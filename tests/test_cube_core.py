@@ -199,12 +199,12 @@ def test_cubeless_value_is_the_oracle() -> None:
 
 
 def test_old_import_path_of_the_cube_model_still_works() -> None:
-    """``gbot.core.cubemodel`` (the old path) forwards the cube core's kernels and names."""
+    """``gbot.cube.cubeful`` (the old path) forwards the cube core's kernels and names."""
     import importlib
 
     from gbot.core import cubemath
 
-    old = importlib.import_module("gbot.core.cubemodel")
+    old = importlib.import_module("gbot.cube.cubeful")
     assert old.cube_values is cubemath.cube_values
     assert (old.CENTRE, old.ME, old.OPPONENT) == (cubemath.OWNER_CENTRE, cubemath.OWNER_ME,
                                                   cubemath.OWNER_OPPONENT)

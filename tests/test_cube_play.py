@@ -26,8 +26,8 @@ from gbot.cube.plays import (
     decision_value,
     money_values,
 )
-from gbot.match import CENTRE, MatchState, Rules
-from gbot.position import Position
+from gbot.game.match import CENTRE, MatchState, Rules
+from gbot.game.position import Position
 from tests.randomplay import random_positions, random_race_positions
 
 
@@ -136,7 +136,7 @@ def test_best_play_index_is_the_smallest_value() -> None:
 
 @pytest.fixture(scope="module")
 def engine():  # type: ignore[no-untyped-def]
-    from gbot.engine import Engine
+    from gbot.engine.engine import Engine
 
     eng = Engine()
     if eng.backend != "evaluator+cube":
@@ -278,8 +278,8 @@ def test_match_plays_gnubg_preferred(engine) -> None:  # type: ignore[no-untyped
 def test_gnubg_server_plays_by_the_match(engine) -> None:  # type: ignore[no-untyped-def]
     """A 7-point match line through the gnubg external-player protocol gets the engine's
     match-aware play (not the cubeless fast path)."""
-    from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
-    from gbot.protocols.gnubg_external import Session, handle_line
+    from gbot.adapters.gnubg_external import Session, handle_line
+    from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board
 
     session = Session(engine)
     differ = 0

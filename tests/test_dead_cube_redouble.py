@@ -15,7 +15,7 @@ import pytest
 
 import gbot
 from gbot.cube.decision import cube_decision
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
 
 POS = "u1sPAAC6u0kAQA"
 MATCH = "UQnvAFAAGAAE"          # 7-point match, X 3 - O 5, cube 2 owned by X, X on roll (63)
@@ -43,7 +43,7 @@ def test_the_engine_redoubles_at_0_ply() -> None:
 @pytest.mark.parametrize("fast", [False, True])
 def test_the_server_redoubles(fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """gnubg's question as a board line, answered by the one-kernel path and the general one."""
-    from gbot.protocols import gnubg_external as ge
+    from gbot.adapters import gnubg_external as ge
     from gbot.tournament.players import board_line
 
     pos, st = _before_rolling()

@@ -11,7 +11,7 @@ import pytest
 from gbot.core import classify as C
 from gbot.core import encode as E
 from gbot.core.board import START, flip_py
-from gbot.notations import position_id
+from gbot.game.notations import position_id
 from tests.handboards import board_of
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"

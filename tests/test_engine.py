@@ -1,4 +1,4 @@
-"""The decision engine (:mod:`gbot.engine`): its answers against the modules it stands on.
+"""The decision engine (:mod:`gbot.engine.engine`): its answers against the modules it stands on.
 
 Cube actions against :func:`gbot.cube.decision.decide` on the same probabilities (the
 static model, ``cube_ply=0``) and against the cube look-ahead (the default), the take
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from gbot.cube.decision import board_cube_life, context_from_state, cube_decision, decide
-from gbot.engine import CUBE_PLY, NO_DOUBLE_BELOW, Engine, short_bearoff
-from gbot.match import CENTRE, MatchState, Rules
-from gbot.position import Position
-from gbot.protocols.fibs_board import FibsBoard, parse_gnubg_line
+from gbot.engine.engine import CUBE_PLY, NO_DOUBLE_BELOW, Engine, short_bearoff
+from gbot.game.match import CENTRE, MatchState, Rules
+from gbot.game.notations.fibs_board import FibsBoard, parse_gnubg_line
+from gbot.game.position import Position
 from tests.randomplay import random_positions
 
 

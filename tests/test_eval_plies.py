@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from gbot.engine import Engine
-from gbot.protocols.gnubg_external import MAX_EVAL_PLIES, Session, handle_line
+from gbot.adapters.gnubg_external import MAX_EVAL_PLIES, Session, handle_line
+from gbot.engine.engine import Engine
 from tests.test_gnubg_external import MONEY_CUBE
 
 

@@ -1,7 +1,7 @@
 """The server's one-call answers (:mod:`gbot.core.answer`) against the general path.
 
 * The move-text kernel writes gnubg 1.07's own text for every play of the legal-move vectors.
-* :func:`gbot.protocols.gnubg_external.handle_line` gives the same replies, and keeps the same
+* :func:`gbot.adapters.gnubg_external.handle_line` gives the same replies, and keeps the same
   session state, with the one-call answers on and off, on the boards gnubg sent as referee and
   on generated lines, under several rule sets.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from gbot import fastreply
+from gbot.adapters import gnubg_external as ge
 from gbot.core.answer import Nets, Situation, answer_board
 from gbot.core.cubemath import LIVES
 from gbot.core.facts import checkers_left, contact
@@ -25,12 +25,12 @@ from gbot.core.movegen import legal_plays_raw
 from gbot.core.notation import TEXT_SIZE, format_steps_into
 from gbot.cube.decision import context_from_state
 from gbot.cube.plays import MATCH_KEEP, MATCH_WINDOW, kernel_params
-from gbot.engine import NO_RESIGN_ABOVE, Engine
-from gbot.fastreply import FastPath
-from gbot.match import MatchState, Rules
-from gbot.position import Position
-from gbot.protocols import gnubg_external as ge
-from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
+from gbot.engine import fastreply
+from gbot.engine.engine import NO_RESIGN_ABOVE, Engine
+from gbot.engine.fastreply import FastPath
+from gbot.game.match import MatchState, Rules
+from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board
+from gbot.game.position import Position
 from tests.conftest import read_jsonl, shared_path
 from tests.test_fibs_board import fibs_boards
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from gbot.core.fastcall import Bound, entry_point
 from gbot.core.movegen import Workspace, generate_packed
-from gbot.position import Position
+from gbot.game.position import Position
 from tests.randomplay import random_positions
 
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 import gbot
 from gbot.core.board import from_gnubg
 from gbot.errors import FibsBoardError
-from gbot.match import CENTRE
-from gbot.notations import position_id
-from gbot.protocols.fibs_board import (
+from gbot.game.match import CENTRE
+from gbot.game.notations import position_id
+from gbot.game.notations.fibs_board import (
     DIALECTS,
     FibsBoard,
     format_fibs_board,
@@ -447,7 +447,7 @@ BEAVERED = ("board:gnubg:gbot:0:0:1:0:-2:0:0:0:0:5:1:4:0:0:0:-3:3:0:0:0:-3:0:-4:
 
 
 def test_captured_beaver_question_reads_and_writes_back() -> None:
-    from gbot.protocols.fibs_board import format_beaver_question, parse_gnubg_question
+    from gbot.game.notations.fibs_board import format_beaver_question, parse_gnubg_question
 
     fb, beavered = parse_gnubg_question(BEAVERED)
     assert beavered
@@ -462,14 +462,14 @@ def test_captured_beaver_question_reads_and_writes_back() -> None:
 @given(fibs_boards("gnubg_external"))
 @settings(max_examples=200, deadline=None)
 def test_question_reader_is_the_plain_reader_on_plain_lines(b: FibsBoard) -> None:
-    from gbot.protocols.fibs_board import parse_gnubg_question
+    from gbot.game.notations.fibs_board import parse_gnubg_question
 
     line = format_fibs_board(b)
     assert parse_gnubg_question(line) == (parse_fibs_board(line), False)
 
 
 def test_beaver_question_needs_a_money_take_question_with_the_turn_reversed() -> None:
-    from gbot.protocols.fibs_board import parse_gnubg_question
+    from gbot.game.notations.fibs_board import parse_gnubg_question
 
     fields = BEAVERED.split(":")
     for index, value in ((3, "5"), (32, "2")):      # in a match; a turn naming no side

@@ -1,4 +1,4 @@
-"""The FIBS bot (gbot.protocols.fibs_client): FIBS move text against the rules core, the state
+"""The FIBS bot (gbot.adapters.fibs.client): FIBS move text against the rules core, the state
 machine line by line with a stand-in engine, fuzzed server lines, and complete matches on the
 local server (gbot.testing.fibs_server) with the real engine: two bots, a scripted human,
 and a dropped connection that is resumed."""
@@ -24,13 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gbot.core.board import START, flip_py
-from gbot.engine import Engine
-from gbot.match import MatchState
-from gbot.position import Play, Position
-from gbot.protocols import clip
-from gbot.protocols.fibs_board import FibsBoard, format_fibs_board, parse_fibs_board
-from gbot.protocols.fibs_client import (
+from gbot.adapters.fibs import clip
+from gbot.adapters.fibs.client import (
     BotConfig,
     ExitReason,
     FibsBot,
@@ -39,6 +34,11 @@ from gbot.protocols.fibs_client import (
     fibs_move,
     run_bot,
 )
+from gbot.core.board import START, flip_py
+from gbot.engine.engine import Engine
+from gbot.game.match import MatchState
+from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board, parse_fibs_board
+from gbot.game.position import Play, Position
 from gbot.testing.fibs_server import (
     FibsServer,
     GameSetup,
@@ -1010,7 +1010,7 @@ def test_resumed_match_of_unknown_length_is_not_logged_unlimited(
 
 
 def test_saved_store_round_trip_and_bad_files(tmp_path: Path) -> None:
-    from gbot.protocols.fibs_client import SavedStore
+    from gbot.adapters.fibs.client import SavedStore
 
     store = SavedStore(tmp_path / "sub" / "saved.json")
     assert store.load() == {}
@@ -1056,7 +1056,7 @@ def test_verbose_is_debug_for_gbot_loggers_only(tmp_path: Path,
     """``-v``: gbot's own DEBUG lines reach the log; other libraries' (numba) do not."""
     from click.testing import CliRunner
 
-    import gbot.protocols.fibs_client as fc
+    import gbot.adapters.fibs.client as fc
     from gbot.cli import main
 
     def fake_run(bot: FibsBot, *a: Any, **k: Any) -> ExitReason:
@@ -1162,7 +1162,7 @@ def test_restarted_bots_resume_the_saved_match_from_show_saved() -> None:
 
 def test_restarted_bots_resume_from_their_state_files(tmp_path: Path) -> None:
     """The server cannot list saved matches: the state file is all a restarted bot has."""
-    from gbot.protocols.fibs_client import SavedStore
+    from gbot.adapters.fibs.client import SavedStore
     from gbot.testing.fibs_doubles import NoSavedListServer
 
     srv = NoSavedListServer({"alice": "pa", "bob": "pb"}, seed=2).start()

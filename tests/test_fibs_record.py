@@ -1,4 +1,4 @@
-"""Match records of the FIBS bot (gbot.protocols.fibs_record): two bots play on the local
+"""Match records of the FIBS bot (gbot.adapters.fibs.record): two bots play on the local
 server, each writes the match from the boards it saw; the files replay through the .mat
 reader to the server's final score and gnubg imports them."""
 
@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gbot.adapters.fibs.client import BotConfig, ExitReason, FibsBot
+from gbot.adapters.fibs.record import MatchRecorder, file_stem
 from gbot.core.board import START
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
 from gbot.errors import FibsBoardError
-from gbot.match import GameState
-from gbot.position import Position
-from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
-from gbot.protocols.fibs_client import BotConfig, ExitReason, FibsBot
-from gbot.protocols.fibs_record import MatchRecorder, file_stem
+from gbot.game.match import GameState
+from gbot.game.notations.fibs_board import FibsBoard, parse_fibs_board
+from gbot.game.position import Position
 from gbot.records import matfile
 from gbot.testing.fibs_server import FibsServer
 from tests.conftest import gnubg_binary

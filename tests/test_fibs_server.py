@@ -2,7 +2,7 @@
 login and the numbered messages, chat, toggles, invitations, the game flow with FIBS's lines,
 move validation wording, the cube with Crawford, resignations, game and match end, saved
 matches and their resumption, and seeded dice. Lines are checked against the shapes in
-../shared/spec/fibs-clip.md (the same shapes gbot.protocols.clip parses)."""
+../shared/spec/fibs-clip.md (the same shapes gbot.adapters.fibs.clip parses)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gbot.protocols import clip
-from gbot.protocols.fibs_board import FibsBoard, parse_fibs_board
-from gbot.protocols.fibs_client import fibs_move
+from gbot.adapters.fibs import clip
+from gbot.adapters.fibs.client import fibs_move
+from gbot.game.notations.fibs_board import FibsBoard, parse_fibs_board
 from gbot.testing.fibs_server import (
     FibsServer,
     GameSetup,
@@ -510,7 +510,7 @@ def test_every_legal_play_is_accepted_step_by_step_with_its_result() -> None:
     """The server's step check is the rules core's: each legal play of the move generator,
     written in its own step order, passes with the generator's result board."""
     from gbot.core.movegen import legal_plays_raw
-    from gbot.notations import position_id
+    from gbot.game.notations import position_id
 
     heldout = ROOT / "tests" / "data" / "heldout_positions.csv"
     rng = np.random.default_rng(7)

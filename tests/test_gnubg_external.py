@@ -1,4 +1,4 @@
-"""The gnubg external-player protocol layer (:func:`gbot.protocols.gnubg_external.handle_line`).
+"""The gnubg external-player protocol layer (:func:`gbot.adapters.gnubg_external.handle_line`).
 
 Oracles: gnubg 1.07 itself, through the golden transcripts in ``protocols/transcripts/``
 (captured live, gnubg as referee and as server) and the 1,500 referee board lines with
@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gbot.engine import Engine
-from gbot.match import MatchState, Rules
-from gbot.position import Play, Position
-from gbot.protocols.fibs_board import parse_fibs_board
-from gbot.protocols.gnubg_external import MAX_REPLY, Session, handle_line
+from gbot.adapters.gnubg_external import MAX_REPLY, Session, handle_line
+from gbot.engine.engine import Engine
+from gbot.game.match import MatchState, Rules
+from gbot.game.notations.fibs_board import parse_fibs_board
+from gbot.game.position import Play, Position
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT / "protocols" / "transcripts"
@@ -539,7 +539,7 @@ def test_fuzz_arbitrary_input(line: str | bytes) -> None:
 def test_fuzz_random_positions_get_legal_plays(rnd: random.Random, d1: int, d2: int,
                                                length: int, positive: bool) -> None:
     """Random legal positions written as gnubg referee lines: the reply is a legal play."""
-    from gbot.protocols.fibs_board import FibsBoard
+    from gbot.game.notations.fibs_board import FibsBoard
 
     points = [0] * 26
     free = list(range(1, 25))

@@ -12,7 +12,7 @@ import pytest
 
 from gbot.errors import EvaluatorError, WeightsError
 from gbot.eval.evaluator import Evaluator, Hint
-from gbot.position import Position
+from gbot.game.position import Position
 from tests.randomplay import random_positions, random_race_positions
 
 

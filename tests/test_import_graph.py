@@ -4,7 +4,7 @@ Every ``import`` and ``from ... import`` in every module under ``gbot/`` counts,
 inside a function, except those under ``if TYPE_CHECKING:`` (type checkers only). An alias
 module (one that puts another module into ``sys.modules`` under its own name, the old import
 paths) counts as the module it aliases. The graph is checked for strongly connected components
-with more than one module.
+with more than one module, and every import for going down the layers (the folders).
 """
 
 from __future__ import annotations
@@ -174,10 +174,31 @@ def test_the_check_sees_cycles() -> None:
 
 
 def test_the_graph_holds_known_edges() -> None:
-    """Real edges are seen, old paths resolve to their owners (so a cycle through one would
-    show)."""
+    """Real edges are seen (so a cycle through one would show)."""
     graph = import_graph()
-    assert "gbot.notations.match_id" in graph["gbot.match"]
-    assert "gbot.matchid" not in graph
-    assert "gbot.notations.position_id" in graph["gbot.eval.evaluator"]
-    assert "gbot.core.movegen" in graph["gbot.engine"]
+    assert "gbot.game.notations.match_id" in graph["gbot.game.match"]
+    assert "gbot.game.notations.position_id" in graph["gbot.eval.evaluator"]
+    assert "gbot.core.movegen" in graph["gbot.engine.engine"]
+
+
+RANK = {"errors": 0, "version": 0, "core": 0, "game": 1, "records": 2, "eval": 3, "cube": 4,
+        "engine": 5, "analysis": 6, "tournament": 7, "adapters": 7, "train": 7, "testing": 7,
+        "cli": 8}
+"""The layers of docs/architecture.md, lowest first: a module imports only its own layer and
+the layers below it (layers of one rank do not import each other in a cycle: checked above)."""
+
+
+def layer_of(module: str) -> str:
+    """The layer folder (or top-level module) a gbot module belongs to; ``gbot`` for the
+    package itself, which no module imports."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "gbot"
+
+
+def test_imports_go_down_the_layers() -> None:
+    graph = import_graph()
+    assert {layer_of(m) for m in graph} - {"gbot"} == set(RANK)
+    wrong = sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs
+                   if layer_of(a) != "gbot"
+                   and (layer_of(b) == "gbot" or RANK[layer_of(b)] > RANK[layer_of(a)]))
+    assert not wrong, "imports that go up the layers:\n" + "\n".join(wrong)

@@ -1,70 +1,56 @@
-"""The package layout: every old module path imports and is the very module object of its new
-home (so ``from old import X`` and monkeypatching ``old.X`` act on the owner), and every name
-that :mod:`gbot` exports still resolves."""
+"""The package layout: the folders are the layers, the old module paths are gone, and every
+name that :mod:`gbot` exports resolves."""
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import gbot
 
-# old import path -> the module that owns the concept now
-MOVED = {
-    "gbot.ids": "gbot.notations.position_id",
-    "gbot.matchid": "gbot.notations.match_id",
-    "gbot.xgid": "gbot.notations.xgid",
-    "gbot.moves": "gbot.notations.move_text",
-    "gbot.matfile": "gbot.records.matfile",
-    "gbot.sgf": "gbot.records.sgf",
-    "gbot.sgf_read": "gbot.records.sgf_read",
-    "gbot.matchnotes": "gbot.records.notes",
-    "gbot.cli_analysis": "gbot.cli.analysis",
-    "gbot.cli_fibs": "gbot.cli.fibs",
-    "gbot.cli_logging": "gbot.cli.logs",
-    "gbot.cli_play": "gbot.cli.play",
-    "gbot.cli_tools": "gbot.cli.tools",
-    "gbot.cli_tournament": "gbot.cli.tournament",
-    "gbot.cli_web": "gbot.cli.web",
-}
+PACKAGE = Path(gbot.__file__).resolve().parent
+
+LAYERS = ("core", "game", "records", "eval", "cube", "engine", "analysis", "tournament",
+          "adapters", "train", "testing", "cli")
+"""The layer folders under ``gbot/`` (docs/architecture.md draws their order)."""
+
+# module paths of earlier layouts: none may import again
+OLD_PATHS = ("gbot.ids", "gbot.matchid", "gbot.xgid", "gbot.moves", "gbot.matfile", "gbot.sgf",
+             "gbot.sgf_read", "gbot.matchnotes", "gbot.cli_analysis", "gbot.cli_fibs",
+             "gbot.cli_logging", "gbot.cli_play", "gbot.cli_tools", "gbot.cli_tournament",
+             "gbot.cli_web", "gbot.core.cubemodel", "gbot.position", "gbot.match",
+             "gbot.referee", "gbot.variations", "gbot.boardtext", "gbot.notations",
+             "gbot.hints", "gbot.fastreply", "gbot.warmup", "gbot.rollout", "gbot.rollout_cube",
+             "gbot.server", "gbot.ubgi", "gbot.web", "gbot.protocols")
 
 
-@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()))
-def test_old_path_is_the_new_module(old: str, new: str) -> None:
-    assert importlib.import_module(old) is importlib.import_module(new)
-    assert sys.modules[old] is sys.modules[new]
-    parent, _, leaf = old.rpartition(".")
-    assert getattr(importlib.import_module(parent), leaf) is sys.modules[new]
+def test_top_level_holds_only_the_layers() -> None:
+    """Besides the layer folders, ``gbot/`` holds the package's face (``__init__``), the one
+    exception root (``errors``), the version, and data folders (no code)."""
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert modules == ["__init__", "errors", "version"]
+    packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    assert packages == sorted(LAYERS)
+    for data in ("weights", "data"):
+        assert not list((PACKAGE / data).glob("*.py"))
 
 
-@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()))
-def test_old_path_in_a_fresh_interpreter(old: str, new: str) -> None:
-    """Imported first (nothing else of gbot loaded by hand), the old path still gives the owner,
-    and ``from old import name`` gives the owner's objects."""
-    names = getattr(importlib.import_module(new), "__all__", [])
-    code = (f"import {old}, {new}, sys; assert sys.modules[{old!r}] is {new}; "
-            f"from {old} import *; import {new} as n; "
-            f"assert all(globals()[k] is getattr(n, k) for k in {list(names)!r})")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_old_paths_are_gone(old: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
 
-def test_monkeypatching_the_old_path_patches_the_owner(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gbot.notations.position_id as owner
-
-    monkeypatch.setattr("gbot.ids.is_valid", lambda pid: "patched")
-    assert owner.is_valid("x") == "patched"
-
-
-def test_old_module_attributes_of_the_package() -> None:
-    """``gbot.ids`` and its kin were attributes of the package after ``import gbot``."""
-    for old, new in MOVED.items():
-        if old.count(".") == 1:
-            assert getattr(gbot, old.split(".")[1]) is importlib.import_module(new)
+def test_no_module_attribute_hook() -> None:
+    """No old-name ``__getattr__`` on the package: an unknown attribute is an AttributeError."""
+    assert "__getattr__" not in vars(gbot)
     with pytest.raises(AttributeError):
-        _ = gbot.no_such_module
+        _ = gbot.ids  # type: ignore[attr-defined]
 
 
 def test_every_exported_name_resolves() -> None:
@@ -75,9 +61,17 @@ def test_every_exported_name_resolves() -> None:
     assert set(gbot.__all__) <= set(ns)
 
 
+def test_the_version_has_one_home() -> None:
+    """``gbot.__version__`` is :mod:`gbot.version`'s, and the installed metadata agrees."""
+    from gbot.version import __version__
+
+    assert gbot.__version__ == __version__
+    assert importlib.metadata.version("gbot") == __version__
+
+
 def test_console_script_target() -> None:
-    """``gbot = "gbot.cli:main"`` (pyproject.toml) still names the click group, with every
-    subcommand the old modules added."""
+    """``gbot = "gbot.cli:main"`` (pyproject.toml) names the click group with every
+    subcommand."""
     import gbot.cli
 
     assert callable(gbot.cli.main)
@@ -86,7 +80,7 @@ def test_console_script_target() -> None:
 
 
 def test_python_dash_m_gbot_cli() -> None:
-    """``python -m gbot.cli`` (the tests' and scripts' way to start a server) still runs."""
+    """``python -m gbot.cli`` (the tests' and scripts' way to start a server) runs."""
     out = subprocess.run([sys.executable, "-m", "gbot.cli", "--version"], capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert out.strip() == f"gbot, version {gbot.__version__}"

@@ -15,9 +15,9 @@ import pytest
 import gbot
 from gbot.core.board import START, checkers
 from gbot.errors import MatchRuleError
-from gbot.match import CENTRE, MAX_CUBE, GameState, MatchState, Rules
-from gbot.notations.position_id import encode
-from gbot.variations import checkers_per_side, start_board
+from gbot.game.match import CENTRE, MAX_CUBE, GameState, MatchState, Rules
+from gbot.game.notations.position_id import encode
+from gbot.game.variations import checkers_per_side, start_board
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists()

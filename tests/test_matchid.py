@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import gbot
 from gbot.errors import MatchIdError
-from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.notations import match_id
-from gbot.notations.match_id import MatchIdFields
+from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.notations import match_id
+from gbot.game.notations.match_id import MatchIdFields
 from tests.conftest import gnubg_binary, read_jsonl, run_gnubg_script, shared_path
 
 
@@ -296,19 +296,19 @@ def test_random_fields_agree_with_live_gnubg(tmp_path: Path) -> None:
 
 
 def test_matchid_does_not_import_the_match_model() -> None:
-    """:mod:`gbot.notations.match_id` stands below :mod:`gbot.match` (no import cycle; see
-    tests/test_import_graph.py): it imports nothing of :mod:`gbot.match` outside
+    """:mod:`gbot.game.notations.match_id` stands below :mod:`gbot.game.match` (no import cycle; see
+    tests/test_import_graph.py): it imports nothing of :mod:`gbot.game.match` outside
     ``TYPE_CHECKING``, and its old names ``to_state``/``from_state`` are the match model's
-    conversions (bound there by :mod:`gbot.match`)."""
-    import gbot.match
+    conversions (bound there by :mod:`gbot.game.match`)."""
+    import gbot.game.match
     from tests.test_import_graph import imports
 
     source = Path(__file__).resolve().parents[1] / "gbot" / "notations" / "match_id.py"
     for node in imports(ast.parse(source.read_text())):
         names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-        assert "gbot.match" not in names, ast.unparse(node)
-    assert match_id.to_state is gbot.match.state_from_match_id
-    assert match_id.from_state is gbot.match.match_id_fields
-    assert match_id.CENTRE is gbot.match.CENTRE == -1
+        assert "gbot.game.match" not in names, ast.unparse(node)
+    assert match_id.to_state is gbot.game.match.state_from_match_id
+    assert match_id.from_state is gbot.game.match.match_id_fields
+    assert match_id.CENTRE is gbot.game.match.CENTRE == -1
     with pytest.raises(AttributeError):
         _ = match_id.no_such_name  # type: ignore[attr-defined]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gbot.match import GameState, Rules
+from gbot.game.match import GameState, Rules
+from gbot.game.referee import Referee, legal_results
 from gbot.records import matfile, sgf
 from gbot.records.notes import gnubg_warnings, rules_text
-from gbot.referee import Referee, legal_results
 from tests.conftest import gnubg_binary
 
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from gbot.errors import MatchFileError
-from gbot.match import GameState, Rules
-from gbot.notations.position_id import encode
+from gbot.game.match import GameState, Rules
+from gbot.game.notations.position_id import encode
+from gbot.game.referee import Action, MatchRecord, Referee
 from gbot.records import matfile
-from gbot.referee import Action, MatchRecord, Referee
 from tests.conftest import gnubg_binary
 from tests.players import play_match
 
@@ -253,7 +253,7 @@ def _gnubg_view(m: dict[str, object]) -> tuple[list[tuple[object, ...]],
 
 
 def _board_of(pid: str) -> np.ndarray:
-    from gbot.notations.position_id import decode
+    from gbot.game.notations.position_id import decode
 
     return decode(pid)
 

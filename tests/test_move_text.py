@@ -13,7 +13,7 @@ import pytest
 import gbot
 from gbot.core.movegen import legal_plays_raw
 from gbot.errors import IllegalMoveError, MoveParseError
-from gbot.position import Play, Position
+from gbot.game.position import Play, Position
 from tests.randomplay import random_positions
 
 
@@ -104,10 +104,10 @@ def test_plays_are_frozen_and_pickle() -> None:
 
 
 def test_move_text_kernel_equals_the_python_model() -> None:
-    """:func:`gbot.notations.move_text.format_steps` (the kernel) writes what the plain-Python
+    """:func:`gbot.game.notations.move_text.format_steps` (the kernel) writes what the plain-Python
     model writes, on every play of random positions and rolls (hits, chains, bear-offs, repeated
     chains)."""
-    from gbot.notations.move_text import format_steps
+    from gbot.game.notations.move_text import format_steps
     from tests.oracle.movetext import format_steps_model
 
     count = 0

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from gbot.core import movegen
 from gbot.core.board import START, checkers, flip, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch, legal_plays_raw
-from gbot.notations import position_id
+from gbot.game.notations import position_id
 from tests.conftest import read_jsonl, shared_path
 from tests.handboards import board_of
 from tests.oracle.naive_movegen import legal_results

@@ -14,7 +14,7 @@ from gbot.core import classify as C
 from gbot.core.board import START, flip_py
 from gbot.errors import WeightsError
 from gbot.eval.net import Networks
-from gbot.notations import position_id
+from gbot.game.notations import position_id
 from tests.handboards import board_of
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"

@@ -1,4 +1,4 @@
-"""``Position.legal_plays``'s lazy :class:`gbot.position.Plays` against the eager result: the
+"""``Position.legal_plays``'s lazy :class:`gbot.game.position.Plays` against the eager result: the
 plays built whole from the move generator's rows (every field, equality, hash, text), and a
 plain ``list`` of them under the same reads and changes (results and errors alike)."""
 
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbot.core.movegen import legal_plays_raw
-from gbot.position import Play, Plays, Position
+from gbot.game.position import Play, Plays, Position
 from tests.randomplay import random_positions
 from tests.strategies import boards
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import gbot
 from gbot.errors import BoardError, IllegalMoveError, MoveParseError, PositionIdError
-from gbot.notations import position_id
-from gbot.notations.move_text import parse_move
+from gbot.game.notations import position_id
+from gbot.game.notations.move_text import parse_move
 from tests.conftest import read_jsonl, shared_path
 from tests.randomplay import random_positions
 

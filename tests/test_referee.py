@@ -13,10 +13,10 @@ import pytest
 from gbot.core.board import START, flip_py
 from gbot.core.movegen import legal_boards
 from gbot.errors import MatchRuleError
-from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.notations.position_id import encode
-from gbot.position import Position
-from gbot.referee import (
+from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.notations.position_id import encode
+from gbot.game.position import Position
+from gbot.game.referee import (
     Dice,
     GameResult,
     Referee,

@@ -14,9 +14,9 @@ import pytest
 
 from gbot.cube.decision import context_from_state
 from gbot.cube.resign import position_resignation
-from gbot.engine import Engine
-from gbot.match import MatchState, Rules
-from gbot.position import Position
+from gbot.engine.engine import Engine
+from gbot.game.match import MatchState, Rules
+from gbot.game.position import Position
 from gbot.tournament.players import find_gnubg
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import gbot
+from gbot.analysis.rollout import Rollout, RolloutError, RolloutSettings, rollout_boards
 from gbot.eval.bearoff import two_sided_win
-from gbot.rollout import Rollout, RolloutError, RolloutSettings, rollout_boards
 from tests.handboards import board_of_own
 
 

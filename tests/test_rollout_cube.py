@@ -1,4 +1,4 @@
-"""The cubeful replay's cube decisions are the engine's (gbot.rollout_cube)."""
+"""The cubeful replay's cube decisions are the engine's (gbot.analysis.rollout_cube)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import gbot
+from gbot.analysis.rollout_cube import replay
 from gbot.core.rollout import END_OVER
 from gbot.cube import default_table
-from gbot.engine import NO_DOUBLE_BELOW, Engine, dead_for_opponent
-from gbot.match import MatchState
-from gbot.position import Position
-from gbot.rollout_cube import replay
+from gbot.engine.engine import NO_DOUBLE_BELOW, Engine, dead_for_opponent
+from gbot.game.match import MatchState
+from gbot.game.position import Position
 
 CANDIDATES = ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwFoDA",
               "u/YqAAClXkMjAA", "4HPhASLgc/ABMA", "sGfwATDgc/ABMA", "jGfkASjg8wcBMA")

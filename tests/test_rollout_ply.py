@@ -10,11 +10,17 @@ import numpy as np
 import pytest
 
 import gbot
+from gbot.analysis.rollout import (
+    Rollout,
+    RolloutError,
+    RolloutSettings,
+    kernel_args,
+    rollout_boards,
+)
 from gbot.core import movegen
 from gbot.core import rollout as kernel
 from gbot.eval.evaluator import DEFAULT_FILTERS
-from gbot.position import Position
-from gbot.rollout import Rollout, RolloutError, RolloutSettings, kernel_args, rollout_boards
+from gbot.game.position import Position
 
 SLOW = bool(os.environ.get("GBOT_SLOW"))
 slow = pytest.mark.skipif(not SLOW, reason="set GBOT_SLOW=1")

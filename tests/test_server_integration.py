@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from gbot.engine import Engine
-from gbot.match import MatchState, Rules
-from gbot.position import Position
-from gbot.server import Address, BackgroundServer, connect
+from gbot.adapters.gnubg_server import Address, BackgroundServer, connect
+from gbot.engine.engine import Engine
+from gbot.game.match import MatchState, Rules
+from gbot.game.position import Position
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gnubg_harness  # noqa: E402
@@ -102,7 +102,7 @@ class Client:
 
 
 def legal(line: str, reply: str) -> bool:
-    from gbot.protocols.fibs_board import parse_fibs_board
+    from gbot.game.notations.fibs_board import parse_fibs_board
 
     fb = parse_fibs_board(line)
     try:

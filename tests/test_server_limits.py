@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import gbot.server as server_mod
-from gbot.engine import Engine
-from gbot.server import BACKLOG, Address, BackgroundServer, Server, connect
+import gbot.adapters.gnubg_server as server_mod
+from gbot.adapters.gnubg_server import BACKLOG, Address, BackgroundServer, Server, connect
+from gbot.engine.engine import Engine
 
 START = "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
 MOVE = f"board:gnubg:you:3:0:0:{START}:-1:5:2:5:2:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
@@ -157,9 +157,9 @@ def test_one_slow_request_does_not_hold_up_the_others(engine: Engine,
 
 
 def test_concurrent_clients_get_the_replies_of_one_client(engine: Engine) -> None:
-    from gbot.match import GameState
-    from gbot.protocols.gnubg_external import Session, handle_line
-    from gbot.referee import Referee, legal_results
+    from gbot.adapters.gnubg_external import Session, handle_line
+    from gbot.game.match import GameState
+    from gbot.game.referee import Referee, legal_results
     from gbot.tournament.players import board_line
 
     lines = []

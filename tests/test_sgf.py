@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from gbot.errors import MatchFileError
-from gbot.match import Rules
+from gbot.game.match import Rules
+from gbot.game.referee import Referee
 from gbot.records import sgf
-from gbot.referee import Referee
 from tests.players import play_match
 from tests.test_matfile import _gnubg_import, _gnubg_view, _moves, _summary, _trim, needs_gnubg
 
@@ -30,7 +30,7 @@ def test_layout() -> None:
 def test_opening_move_letters() -> None:
     ref = Referee(1, seed=0)
     ref.roll((2, 1))  # player 0 opens with 21
-    from gbot.position import Position
+    from gbot.game.position import Position
 
     p = Position(ref.state.board_array()).play_from_text("13/11 24/23", (2, 1))
     ref.play(p.position.board, steps=((13, 11), (24, 23)))

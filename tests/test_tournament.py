@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from gbot.engine import Engine
+from gbot.adapters.gnubg_external import Session, handle_line
+from gbot.adapters.gnubg_server import BackgroundServer
+from gbot.engine.engine import Engine
 from gbot.errors import PlayerError, TournamentError
-from gbot.match import GameState, MatchState, Rules
-from gbot.protocols.fibs_board import parse_fibs_board
-from gbot.protocols.gnubg_external import Session, handle_line
+from gbot.game.match import GameState, MatchState, Rules
+from gbot.game.notations.fibs_board import parse_fibs_board
 from gbot.records import matfile
-from gbot.server import BackgroundServer
 from gbot.tournament import TournamentConfig, parse_player, run
 from gbot.tournament.players import board_line, my_view
 from gbot.tournament.records import ResultStore
@@ -56,7 +56,7 @@ def _nets_spec() -> str:
     test output): the gauntlet against gnubg plays the real engine whenever it can."""
     try:
         from gbot.eval.evaluator import Evaluator
-        from gbot.position import Position
+        from gbot.game.position import Position
 
         Evaluator().probabilities(Position.initial(), 0)
         return "gbot"

@@ -1,5 +1,5 @@
-"""UBGI (gbot.ubgi): conformance transcripts written from the spec, and a duel driven the way a
-duel runner drives an engine, through ``gbot ubgi`` as a subprocess.
+"""UBGI (gbot.adapters.ubgi): conformance transcripts written from the spec, and a duel driven the
+way a duel runner drives an engine, through ``gbot ubgi`` as a subprocess.
 
 Oracles: the hand-checked decisions in ``tests/data/ubgi/*.txt`` (see its README), the rules
 core (every ``bestmove`` is a legal play, ``bestmoveid`` its result) and the decision engine
@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gbot
-from gbot.engine import Engine
-from gbot.match import MatchState, Rules
-from gbot.ubgi import UbgiSession, move_payload
+from gbot.adapters.ubgi import UbgiSession, move_payload
+from gbot.engine.engine import Engine
+from gbot.game.match import MatchState, Rules
 
 DATA = Path(__file__).resolve().parent / "data" / "ubgi"
 TRANSCRIPTS = sorted(DATA.glob("*.txt"))

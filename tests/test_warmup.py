@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gbot import warmup
-from gbot.engine import Engine
+from gbot.engine import warmup
+from gbot.engine.engine import Engine
 
 
 def test_deep_engine_warms_through_a_one_ply_copy() -> None:
@@ -76,8 +76,8 @@ def test_serve_warm_up_loads_the_engines_resignation_kernels() -> None:
     import subprocess
     import sys
 
-    code = ("from gbot.engine import Engine\n"
-            "from gbot.protocols.gnubg_external import warm\n"
+    code = ("from gbot.engine.engine import Engine\n"
+            "from gbot.adapters.gnubg_external import warm\n"
             "from gbot.core import cubemath as C\n"
             "before = len(C.resignation_level.signatures) + len(C.resignation_points.signatures)\n"
             "warm(Engine())\n"

@@ -1,4 +1,4 @@
-"""The HTTP API (gbot.web): wildbg's routes, gbot's native routes, limits and bad input.
+"""The HTTP API (gbot.adapters.web): wildbg's routes, gbot's native routes, limits and bad input.
 
 Oracles: the engine and evaluator called in process (the API must report what they decide),
 the rules core (every listed play is a legal play, each exactly once), last-roll cube
@@ -26,11 +26,11 @@ with warnings.catch_warnings():          # starlette's note about httpx's succes
     from starlette.testclient import TestClient  # noqa: E402
 
 import gbot  # noqa: E402
-from gbot.engine import Engine, cubeless_equity  # noqa: E402
-from gbot.match import MatchState, Rules  # noqa: E402
-from gbot.web.app import create_app  # noqa: E402
-from gbot.web.openapi import openapi_document  # noqa: E402
-from gbot.web.service import Service, play_steps  # noqa: E402
+from gbot.adapters.web.app import create_app  # noqa: E402
+from gbot.adapters.web.openapi import openapi_document  # noqa: E402
+from gbot.adapters.web.service import Service, play_steps  # noqa: E402
+from gbot.engine.engine import Engine, cubeless_equity  # noqa: E402
+from gbot.game.match import MatchState, Rules  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -311,7 +311,7 @@ def test_hint_one_ply(client: Any, service: Service) -> None:
 
 
 def test_hint_is_what_gbot_hint_shows(client: Any, service: Service) -> None:
-    from gbot.hints import play_hints
+    from gbot.engine.hints import play_hints
 
     pos = gbot.Position.initial()
     for state, q in ((MatchState(rules=RULES), START),
@@ -328,7 +328,7 @@ def test_hint_is_what_gbot_hint_shows(client: Any, service: Service) -> None:
 
 
 def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -> None:
-    from gbot.hints import cube_hint
+    from gbot.engine.hints import cube_hint
 
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     body = client.post("/hint", json={"position": xgid}).json()
@@ -344,7 +344,7 @@ def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -
 
 
 def test_a_pending_double_gets_the_takers_figures(client: Any, service: Service) -> None:
-    from gbot.hints import take_hint
+    from gbot.engine.hints import take_hint
 
     # gnubg board line: the opponent (gnubg) has doubled gbot
     line = ("board:gnubg:gbot:5:0:0:-1:4:2:0:-1:2:2:0:1:1:2:0:-2:0:0:1:0:0:0:-2:0:-2:-2:-2:"
@@ -360,7 +360,7 @@ def test_a_pending_double_gets_the_takers_figures(client: Any, service: Service)
 
 
 def test_eval_native_matches_the_engine(client: Any, service: Service) -> None:
-    from gbot.hints import cube_hint
+    from gbot.engine.hints import cube_hint
 
     pid = "4HPwATDgc/ABMA"
     body = client.post("/eval", json={"position": pid + ":cAkAAAAAAAAA"}).json()
@@ -422,7 +422,7 @@ def test_rollout_bad_input(client: Any, body: dict[str, Any], fragment: str) -> 
 
 @pytest.mark.slow
 def test_rollout_is_gbot_rollout(client: Any) -> None:
-    from gbot.rollout import Rollout, RolloutSettings
+    from gbot.analysis.rollout import Rollout, RolloutSettings
 
     pos = gbot.Position.initial()
     r = client.post("/rollout", json={"position": START, "trials": 36, "seed": 3})

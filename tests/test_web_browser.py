@@ -27,8 +27,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 import gbot  # noqa: E402
-from gbot.web.app import create_app  # noqa: E402
-from gbot.web.service import Service  # noqa: E402
+from gbot.adapters.web.app import create_app  # noqa: E402
+from gbot.adapters.web.service import Service  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 import gbot
 from gbot.core.board import START, from_gnubg
 from gbot.errors import XgidError
-from gbot.match import CENTRE, GameState, MatchState, Rules
-from gbot.notations import match_id
-from gbot.notations.match_id import MatchIdFields
-from gbot.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
-from gbot.position import Position
+from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.notations import match_id
+from gbot.game.notations.match_id import MatchIdFields
+from gbot.game.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
+from gbot.game.position import Position
 from tests.conftest import gnubg_binary, read_jsonl, run_gnubg_script, shared_path
 from tests.strategies import boards
 

@@ -12,19 +12,19 @@ import sys
 
 import click
 
-import gbot
 from gbot.cli.logs import check_log_file, setup_logging
 from gbot.cli.rules import rule_options
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
 from gbot.errors import GbotError
-from gbot.match import Rules
-from gbot.variations import checkers_per_side
+from gbot.game.match import Rules
+from gbot.game.variations import checkers_per_side
+from gbot.version import __version__
 
 __all__ = ["main"]
 
 
 @click.group()
-@click.version_option(gbot.__version__, prog_name="gbot")
+@click.version_option(__version__, prog_name="gbot")
 def main() -> None:
     """gbot, a backgammon bot for GNU Backgammon's external-player protocol and FIBS."""
 
@@ -70,8 +70,8 @@ def serve(listen: str, ply: int, cube_ply: int | None, rules: Rules, variation: 
     In gnubg: ``set player 1 external 127.0.0.1:31000``, then ``new match 5``. Stops cleanly
     on Ctrl-C (SIGINT) or SIGTERM.
     """
-    from gbot.server import parse_address
-    from gbot.server import serve as run_server
+    from gbot.adapters.gnubg_server import parse_address
+    from gbot.adapters.gnubg_server import serve as run_server
 
     setup_logging(verbose, log_file, "%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -81,7 +81,7 @@ def serve(listen: str, ply: int, cube_ply: int | None, rules: Rules, variation: 
     engine = Engine(ply=ply, rules=rules, cube_ply=cube_ply)
 
     def ready(bound: object) -> None:
-        click.echo(f"gbot {gbot.__version__} listening on {bound} (ply {ply}, "
+        click.echo(f"gbot {__version__} listening on {bound} (ply {ply}, "
                    f"{engine.backend})", err=False)
         sys.stdout.flush()
 

@@ -90,7 +90,7 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
     """Roll out POSITION (Position ID, PID:MID or XGID): every candidate play of DICE, or the
     cube decision without dice. Checker plays and cube decisions inside the rollout at
     --checker-ply and --cube-ply (0-ply by default)."""
-    from gbot.rollout import Rollout, RolloutSettings
+    from gbot.analysis.rollout import Rollout, RolloutSettings
 
     try:
         pos, state = read_position(position, match_id)
@@ -253,8 +253,8 @@ def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: s
             show_all: bool) -> None:
     """Analyse a .mat or .sgf match file: every checker play and cube decision at --ply,
     errors and marks, per-player error rates (mEMG, MWC), luck, rating."""
-    from gbot.analysis import analyse as run
-    from gbot.analysis import read_match
+    from gbot.analysis.analyse import analyse as run
+    from gbot.analysis.analyse import read_match
     from gbot.tournament.backends import default_workers
 
     try:

@@ -11,9 +11,9 @@ from types import FrameType
 
 import click
 
-import gbot
 from gbot.cli.logs import check_log_file, command_logging
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
+from gbot.version import __version__
 
 __all__ = ["fibs"]
 
@@ -86,8 +86,8 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
     Exit status: 0 finished (--max-matches reached), 1 internal error, 2 login refused,
     3 connection lost for good, 4 timed out by the server, 5 stopped by a signal.
     """
-    from gbot.protocols import fibs_client
-    from gbot.protocols.fibs_client import BotConfig, FibsBot, Reconnect, SavedStore
+    from gbot.adapters.fibs import client as fibs_client
+    from gbot.adapters.fibs.client import BotConfig, FibsBot, Reconnect, SavedStore
 
     password = os.environ.get(password_env) or click.prompt(
         f"FIBS password for {user}", hide_input=True, err=True)
@@ -109,7 +109,7 @@ def fibs(host: str, port: int, user: str, password_env: str, client_name: str, p
 
         old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         logging.getLogger("gbot.fibs").info(
-            "gbot %s as %s on %s:%d (ply %d, %s)", gbot.__version__, user, host, port, ply,
+            "gbot %s as %s on %s:%d (ply %d, %s)", __version__, user, host, port, ply,
             engine.backend)
         try:
             reason = fibs_client.run_bot(

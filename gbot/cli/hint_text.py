@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gbot.boardtext import dice_text
-from gbot.hints import describe_state
+from gbot.engine.hints import describe_state
+from gbot.game.boardtext import dice_text
 
 __all__ = ["cube_hint_lines", "fmt_probs", "pct", "play_hint_lines", "take_hint_lines"]
 

@@ -1,6 +1,6 @@
 """``gbot play``: a match (or money session) against gbot in the terminal.
 
-:class:`TerminalMatch` drives a :class:`~gbot.referee.Referee` between a person (player 1,
+:class:`TerminalMatch` drives a :class:`~gbot.game.referee.Referee` between a person (player 1,
 drawn as ``X``) and the decision engine (player 0); it reads the person's commands through
 ``ask`` and writes everything through ``say``, so a test can feed it input. The finished
 match can be written as ``.mat`` and ``.sgf`` files that gnubg imports.
@@ -13,16 +13,16 @@ from typing import Any
 
 import click
 
-from gbot.boardtext import draw
 from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
 from gbot.cli.rules import BEAVERS, CUBE_CAP, END_MODE, JACOBY, NO_CUBE
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
+from gbot.engine.hints import cube_hint, play_hints, take_hint
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
-from gbot.hints import cube_hint, play_hints, take_hint
-from gbot.match import GameState, Rules
-from gbot.position import Position
+from gbot.game.boardtext import draw
+from gbot.game.match import GameState, Rules
+from gbot.game.position import Position
+from gbot.game.referee import Referee, can_double, may_beaver
 from gbot.records import matfile, sgf
-from gbot.referee import Referee, can_double, may_beaver
 
 __all__ = ["TerminalMatch", "play"]
 

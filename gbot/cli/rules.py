@@ -2,7 +2,7 @@
 ``--end-mode``, ``--caucasian``), declared once.
 
 :func:`rule_options` gives a command all six and hands it one ``rules`` argument, a
-:class:`gbot.match.Rules` (``gbot serve``, ``gbot web``); the single options serve commands
+:class:`gbot.game.match.Rules` (``gbot serve``, ``gbot web``); the single options serve commands
 that build their rules otherwise (``gbot play``, ``gbot tournament``).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from gbot.errors import GbotError
-from gbot.match import CUBE_CAPS, END_MODES, Rules
+from gbot.game.match import CUBE_CAPS, END_MODES, Rules
 
 __all__ = ["BEAVERS", "CAUCASIAN", "CUBE_CAP", "END_MODE", "JACOBY", "NO_CUBE", "rule_options"]
 
@@ -43,7 +43,7 @@ CAUCASIAN: _Decorator = click.option(
 
 def rule_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``command`` with the six rule options; it is called with ``rules`` (a
-    :class:`gbot.match.Rules`) in their place (rules the match module refuses: a
+    :class:`gbot.game.match.Rules`) in their place (rules the match module refuses: a
     usage error)."""
 
     @functools.wraps(command)

@@ -10,15 +10,25 @@ from typing import Any
 
 import click
 
-import gbot
-from gbot.boardtext import dice_text, draw
 from gbot.cli.hint_text import cube_hint_lines, fmt_probs, pct, play_hint_lines, take_hint_lines
 from gbot.core.board import START, flip_py
 from gbot.core.movegen import legal_boards, legal_boards_batch, warm
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
+from gbot.engine.hints import (
+    action_words,
+    cube_hint,
+    describe_state,
+    play_hints,
+    resign_hint,
+    take_hint,
+)
 from gbot.errors import GbotError
-from gbot.hints import action_words, cube_hint, describe_state, play_hints, resign_hint, take_hint
-from gbot.match import GameState
+from gbot.eval.evaluator import Evaluator
+from gbot.game.boardtext import dice_text, draw
+from gbot.game.match import GameState, MatchState, Rules
+from gbot.game.notations.fibs_board import parse_fibs_board
+from gbot.game.notations.xgid import parse_xgid
+from gbot.game.position import Position
 
 MAX_PLY = 4
 """Deepest look-ahead the commands accept (as ``gbot serve --ply``)."""
@@ -47,15 +57,15 @@ def read_position(text: str, match_id: str | None = None, jacoby: bool | None = 
     if s.lower().startswith("board:"):
         if match_id:
             raise GbotError("a board: line carries its own score and cube; drop --match-id")
-        fb = gbot.parse_fibs_board(s)
-        rules = gbot.Rules(jacoby=True if jacoby is None else jacoby,
+        fb = parse_fibs_board(s)
+        rules = Rules(jacoby=True if jacoby is None else jacoby,
                            beavers=True if beavers is None else beavers)
         state = fb.match_state(rules)
-        return gbot.Position(np.array(state.board, dtype=np.int8)), state
+        return Position(np.array(state.board, dtype=np.int8)), state
     if s.upper().startswith("XGID=") or s.count(":") == 9:
         if match_id:
             raise GbotError("an XGID carries its own score and cube; drop --match-id")
-        pos, state = gbot.parse_xgid(s)
+        pos, state = parse_xgid(s)
         r = state.rules
         if jacoby is not None or beavers is not None:
             r = replace(r, jacoby=r.jacoby if jacoby is None else jacoby,
@@ -65,11 +75,11 @@ def read_position(text: str, match_id: str | None = None, jacoby: bool | None = 
         if match_id:
             raise GbotError(f"give the Match ID once, not in {text!r} and --match-id")
         s, match_id = s.split(":", 1)
-    rules = gbot.Rules(jacoby=True if jacoby is None else jacoby,
+    rules = Rules(jacoby=True if jacoby is None else jacoby,
                        beavers=True if beavers is None else beavers)
-    pos = gbot.Position.from_id(s)
-    state = (gbot.MatchState.from_match_id(match_id, rules) if match_id
-             else gbot.MatchState(rules=rules))
+    pos = Position.from_id(s)
+    state = (MatchState.from_match_id(match_id, rules) if match_id
+             else MatchState(rules=rules))
     return pos, state
 
 
@@ -143,7 +153,7 @@ _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an X
 @click.option("-n", "count", type=click.IntRange(1, 100), default=5, show_default=True,
               help="How many plays to list.")
 @click.option("--rollout", is_flag=True,
-              help="Roll the candidates (or the cube decision) out (gbot.rollout).")
+              help="Roll the candidates (or the cube decision) out (gbot.analysis.rollout).")
 @click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True,
               help="With --rollout: games per candidate.")
 @_with_rules
@@ -191,7 +201,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
                   trials: int, jacoby: bool | None, beavers: bool | None) -> None:
     """``hint --rollout``: the candidates (or the cube decision) rolled out, gbot's play
     marked; ranked by the rollout's cubeful figures."""
-    from gbot.rollout import Rollout, RolloutSettings
+    from gbot.analysis.rollout import Rollout, RolloutSettings
 
     try:
         read = _read_unfinished(position, match_id, jacoby, beavers)
@@ -338,7 +348,7 @@ def bench(pairs: int, seed: int) -> None:
     dt = best_of_3(lambda: legal_boards_batch(arr, darr))
     click.echo(f"movegen: {dt / pairs * 1e6:.2f} µs per position/roll, "
                f"{len(results) / dt:,.0f} plays/s (best of 3, after a warm-up run)")
-    ev = gbot.Evaluator()
+    ev = Evaluator()
     ev.warm()
     batch = results[:100_000]
     dt = best_of_3(lambda: ev.evaluate(batch))

@@ -15,7 +15,7 @@ import click
 
 from gbot.cli.rules import BEAVERS, CAUCASIAN, CUBE_CAP, END_MODE, JACOBY
 from gbot.errors import GbotError
-from gbot.match import MAX_MATCH_LENGTH, Rules
+from gbot.game.match import MAX_MATCH_LENGTH, Rules
 
 __all__ = ["tournament"]
 

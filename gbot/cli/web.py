@@ -9,7 +9,7 @@ import click
 
 from gbot.cli.rules import rule_options
 from gbot.errors import GbotError
-from gbot.match import Rules
+from gbot.game.match import Rules
 
 __all__ = ["COMMANDS", "ubgi", "web"]
 
@@ -44,8 +44,8 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
     try:
         import uvicorn
 
-        from gbot.web.app import create_app
-        from gbot.web.service import Service
+        from gbot.adapters.web.app import create_app
+        from gbot.adapters.web.service import Service
     except ImportError as exc:
         raise click.ClickException(f"gbot web needs the web extra (pip install gbot[web]): "
                                    f"{exc}") from None
@@ -72,7 +72,7 @@ def ubgi(ply: int) -> None:
     A controller (a GUI, a duel runner such as bgci) sends ubgi, isready, position gnubgid
     ..., dice ..., go; gbot answers bestmove ... (docs/ubgi.md).
     """
-    from gbot.ubgi import main as ubgi_main
+    from gbot.adapters.ubgi import main as ubgi_main
 
     sys.exit(ubgi_main(ply=ply))
 

@@ -19,7 +19,7 @@ both when no resignation can be due (with contact, or with a 0-ply winning chanc
 engine's resignation threshold) or when the resignation is weighed here too: without contact
 and below that threshold, with the rules' resignations offered (not scored by position), the
 kernels weigh the resignation the side on roll should offer as
-:meth:`gbot.engine.Engine.resign_offer` does (:func:`gbot.core.cubemath.resignation_level`)
+:meth:`gbot.engine.engine.Engine.resign_offer` does (:func:`gbot.core.cubemath.resignation_level`)
 and return its level beside the answer (:data:`RESIGNS`): money play here, match play in
 :func:`match_resign` (:data:`RESIGN_ASK`), with the side's cube situation. Whether to offer
 it (gnubg may have declined it already) is the protocol's to decide.
@@ -30,7 +30,8 @@ money play without a cube cap by Janowski's forms, in match play by :func:`match
 (:data:`NEED_TAKE`), never for an engine whose cube decisions look ahead, nor in short
 bear-offs (``Settings.short_bearoff``). Everything else (a possible double past those, lines
 the fast reader does not accept) is :data:`FALLBACK`: the engine's general path answers
-(:meth:`gbot.engine.Engine.fast_reply` calls these kernels through :mod:`gbot.fastreply`),
+(:meth:`gbot.engine.engine.Engine.fast_reply` calls these kernels through
+:mod:`gbot.engine.fastreply`),
 which is the reference for these answers.
 
 The kernels take their arguments in a few named bundles that the caller builds once and keeps:
@@ -336,7 +337,7 @@ def _doubler_board(fields: I64) -> I8:
 @jit
 def _take_question(s: Settings, nets: Nets, w: Work) -> int:
     """Take, drop or beaver for the line read into ``w.fields`` (a double pending), as
-    :meth:`gbot.engine.Engine.respond_double` decides with the static cube model: the
+    :meth:`gbot.engine.engine.Engine.respond_double` decides with the static cube model: the
     doubler's decision (:func:`gbot.core.cubemath.response_of`) from its 0-ply
     probabilities, which go to ``w.play.probs[0]``. :data:`TAKE`, :data:`DROP`,
     :data:`BEAVERS`, :data:`NEED_TAKE` (match play: :func:`match_take`) or :data:`FALLBACK`
@@ -439,7 +440,7 @@ def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float) -> b
 @jit
 def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) -> int:
     """The move of the line read into ``work.fields`` (match play), ranked as
-    :meth:`gbot.engine.Engine.choose_play` ranks it with the match state: by what the
+    :meth:`gbot.engine.engine.Engine.choose_play` ranks it with the match state: by what the
     opponent, on roll after each play, gets with its right cube action in its cube situation
     ``theirs`` (:func:`gbot.cube.plays.best_play_index`: the plays whose dead-cube value
     (:func:`gbot.core.cubemath.dead_values_rows` with ``theirs.outcomes``) is within
@@ -509,7 +510,7 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
 def match_cube(work: Work, mine: Situation) -> int:
     """Double or roll for the line read into ``work.fields`` (match play, the side on roll
     may double), from its 0-ply probabilities in ``work.play.probs[0]``, as
-    :meth:`gbot.engine.Engine.cube_action` decides with the cube model
+    :meth:`gbot.engine.engine.Engine.cube_action` decides with the cube model
     (:func:`gbot.cube.decision.decide`) in the side on roll's cube situation ``mine``:
     :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (the game over, whatever the general
     path reports)."""
@@ -539,7 +540,7 @@ def match_cube(work: Work, mine: Situation) -> int:
 def match_resign(work: Work, mine: Situation) -> int:
     """The level of the resignation the side on roll should offer (0: none, 1, 2, 3) for the
     line read into ``work.fields`` (match play), from its 0-ply probabilities in
-    ``work.play.probs[0]``, as :meth:`gbot.engine.Engine.resign_offer` weighs it in the side
+    ``work.play.probs[0]``, as :meth:`gbot.engine.engine.Engine.resign_offer` weighs it in the side
     on roll's cube situation ``mine`` (:func:`gbot.core.cubemath.resignation_level`), or -1
     when the probabilities are inconsistent (the general path reports it)."""
     c = mine
@@ -554,7 +555,7 @@ def match_resign(work: Work, mine: Situation) -> int:
 def match_take(work: Work, theirs: Situation) -> int:
     """Take or drop for the line read into ``work.fields`` (match play, a double pending),
     from the doubler's 0-ply probabilities in ``work.play.probs[0]``, as
-    :meth:`gbot.engine.Engine.respond_double` decides with the cube model in the doubler's
+    :meth:`gbot.engine.engine.Engine.respond_double` decides with the cube model in the doubler's
     cube situation ``theirs``: :data:`TAKE`, :data:`DROP` or :data:`FALLBACK` (what the
     general path reports, a double the doubler may not give)."""
     c = theirs

@@ -1,11 +1,11 @@
 """The layout of a ``board:`` line's 50 numbers, and the compiled reader of gnubg's dialect.
 
 This module owns the field layout (the ``F_*`` indices into the numbers after the two
-names, both dialects) and its constants; :mod:`gbot.protocols.fibs_board`, the Python
+names, both dialects) and its constants; :mod:`gbot.game.notations.fibs_board`, the Python
 parser and writer, reads and writes the line with them.
 
 :func:`read_gnubg_numbers` accepts exactly the lines of standard (15-checker) games that
-:func:`gbot.protocols.fibs_board.parse_fibs_board` reads as gnubg's dialect (the same number
+:func:`gbot.game.notations.fibs_board.parse_fibs_board` reads as gnubg's dialect (the same number
 syntax, the same consistency checks, in the same order) and reports everything else as
 unreadable, Hypergammon lines included, so that the caller can let the Python parser read
 them or say why not. Fields of the result:

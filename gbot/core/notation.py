@@ -1,9 +1,11 @@
-"""Move text in a kernel: the bytes :func:`gbot.moves.format_steps` writes, for the fast path.
+"""Move text in a kernel: the bytes :func:`gbot.game.notations.move_text.format_steps` writes,
+for the fast path.
 
 :func:`format_steps_into` turns one play's steps (the move generator's ``(from, to)`` pairs,
 zero-padded) into gnubg-style ASCII text: steps sorted from the highest point, each checker's
 steps chained (``24/18/13``, points passed without a hit left out), hits starred, identical
-chains counted (``6/4(2)``). :mod:`gbot.moves` is the reference; tests compare the two.
+chains counted (``6/4(2)``). :mod:`gbot.game.notations.move_text` is the reference; tests compare
+the two.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 :func:`decide` turns the five cubeless probabilities of the side on roll (before it rolls) and a
 :class:`~gbot.cube.cubeful.CubeContext` into a :class:`CubeDecision`. :func:`cube_decision` is
-the public entry point: a position, a :class:`gbot.match.MatchState` and a ply; it asks the
+the public entry point: a position, a :class:`gbot.game.match.MatchState` and a ply; it asks the
 evaluator for the probabilities, picks the cube life from the position class and decides.
 
 The rules, from the side on roll (the would-be doubler), with ``ND``, ``DT``, ``DP`` the
@@ -44,7 +44,7 @@ from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
 
 if TYPE_CHECKING:
-    from gbot.match import MatchState
+    from gbot.game.match import MatchState
 
 ACTIONS = _core.ACTIONS
 RESPONSES = _core.RESPONSES

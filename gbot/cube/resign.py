@@ -37,7 +37,7 @@ from gbot.cube.plays import decision_value
 from gbot.errors import CubeError
 
 if TYPE_CHECKING:
-    from gbot.match import MatchState
+    from gbot.game.match import MatchState
 
 CERTAIN = _core.CERTAIN
 """Probabilities this close to 0 or 1 count as certain."""

@@ -58,8 +58,8 @@ from gbot.core.fastcall import Bound as _Bound
 from gbot.errors import EvaluatorError
 from gbot.eval.bearoff import tables
 from gbot.eval.net import Networks
-from gbot.notations.position_id import decode
-from gbot.position import Dice, Play, Position, check_dice
+from gbot.game.notations.position_id import decode
+from gbot.game.position import Dice, Play, Position, check_dice
 
 _log = logging.getLogger("gbot.eval")
 
@@ -316,7 +316,7 @@ class Evaluator:
         return s
 
     def scratch(self) -> _Scratch:
-        """This thread's buffers for the one-call kernels (:mod:`gbot.fastreply`)."""
+        """This thread's buffers for the one-call kernels (:mod:`gbot.engine.fastreply`)."""
         return self._scratch()
 
     def kernel_arrays(self, tables: bool = False) -> _bp.Nets | None:

@@ -1,6 +1,6 @@
 """What the engine and the cube module ask of an evaluator: one protocol, in one place.
 
-:class:`EvaluatorProtocol` lists every member the engine (:mod:`gbot.engine`) and the cube
+:class:`EvaluatorProtocol` lists every member the engine (:mod:`gbot.engine.engine`) and the cube
 module (:mod:`gbot.cube.decision`, :mod:`gbot.cube.lookahead`) use. :class:`gbot.Evaluator`
 has them all. ``probabilities`` is the one every evaluator must have; the others are
 capabilities an evaluator may leave out (gnubg-nn's tournament wrapper has no batch
@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from gbot.position import Play, Position
+    from gbot.game.position import Play, Position
 
 __all__ = ["CAPABILITIES", "Capability", "EvaluatorProtocol", "move_rule", "provides"]
 

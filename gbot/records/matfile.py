@@ -23,7 +23,7 @@ game (a drawn game, under the draw-on-last-roll switch, has none). The format ha
 switches: comment lines at the top of the file name the rules played and warn where gnubg's
 import will read the file otherwise (its own Jacoby setting, backgammons counted triple).
 
-:func:`dumps` writes a :class:`~gbot.referee.MatchRecord`; :func:`loads` reads one back,
+:func:`dumps` writes a :class:`~gbot.game.referee.MatchRecord`; :func:`loads` reads one back,
 replaying every game through the referee so that each move is checked for legality.
 """
 
@@ -36,11 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from gbot.errors import IllegalMoveError, MatchFileError, MatchRuleError, MoveParseError
-from gbot.match import GameState, Rules
-from gbot.notations.move_text import hits_along
-from gbot.position import Position
+from gbot.game.match import GameState, Rules
+from gbot.game.notations.move_text import hits_along
+from gbot.game.position import Position
+from gbot.game.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
 from gbot.records.notes import gnubg_warnings, rules_text
-from gbot.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
 
 _LEFT = 5
 _WIDTH = 28

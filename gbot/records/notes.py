@@ -11,7 +11,7 @@ fixes it where there is one. The ``.mat`` and ``.sgf`` writers put both in the f
 
 from __future__ import annotations
 
-from gbot.match import Rules
+from gbot.game.match import Rules
 
 __all__ = ["gnubg_warnings", "rules_text"]
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gbot import __version__
 from gbot.errors import MatchFileError
-from gbot.match import GameState
+from gbot.game.match import GameState
+from gbot.game.referee import Action, GameRecord, MatchRecord
 from gbot.records.notes import gnubg_warnings, rules_text
-from gbot.referee import Action, GameRecord, MatchRecord
+from gbot.version import __version__
 
 
 def _esc(text: str) -> str:

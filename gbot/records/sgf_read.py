@@ -17,9 +17,9 @@ import re
 from pathlib import Path
 
 from gbot.errors import MatchFileError
-from gbot.match import Rules
+from gbot.game.match import Rules
+from gbot.game.referee import MatchRecord
 from gbot.records.matfile import Entry, replay
-from gbot.referee import MatchRecord
 
 __all__ = ["loads", "parse", "read"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from gbot.protocols import clip
+from gbot.adapters.fibs import clip
 from gbot.testing.fibs_registry import TOGGLE_TEXT, Connection, ServerState
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gbot.match import GameState
+from gbot.game.match import GameState
 from gbot.testing.fibs_server import Connection, FibsServer, ServerMatch
 
 __all__ = ["CrawfordStallServer", "NoSavedListServer"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gbot.core.movegen import can_step, legal_plays_raw, play_step
-from gbot.match import GameState, MatchState
+from gbot.game.match import GameState, MatchState
 
 ORDINALS = ("first", "second", "third", "fourth")
 

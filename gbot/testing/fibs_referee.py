@@ -1,6 +1,6 @@
-"""The FIBS test server's matches: invitations, the game flow refereed by :mod:`gbot.referee`
+"""The FIBS test server's matches: invitations, the game flow refereed by :mod:`gbot.game.referee`
 (opening and automatic rolls, moves, the cube, resignations, game and match end, the
-``board:`` lines of :mod:`gbot.protocols.fibs_board`), and matches saved and resumed."""
+``board:`` lines of :mod:`gbot.game.notations.fibs_board`), and matches saved and resumed."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from gbot.adapters.fibs import clip
 from gbot.core.board import flip_py
-from gbot.match import CENTRE, GameState
-from gbot.protocols import clip
-from gbot.protocols.fibs_board import FibsBoard, format_fibs_board
-from gbot.referee import (
+from gbot.game.match import CENTRE, GameState
+from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board
+from gbot.game.referee import (
     OVER_STATES,
     accept_resign,
     can_double,

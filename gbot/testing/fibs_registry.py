@@ -17,8 +17,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from gbot.match import MatchState
-from gbot.protocols import clip
+from gbot.adapters.fibs import clip
+from gbot.game.match import MatchState
 
 MAX_LINE = 2048
 """Longest command line accepted from a client (longer ones are dropped)."""

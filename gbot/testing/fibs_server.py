@@ -1,8 +1,8 @@
 """A small FIBS-compatible server for tests and local play (``python -m gbot.testing.fibs_server``).
 
-It speaks CLIP the way FIBS does (the line shapes come from :mod:`gbot.protocols.clip`, the
-``board:`` lines from :mod:`gbot.protocols.fibs_board`) and referees with the pure transitions
-of :mod:`gbot.referee`: opening rolls, automatic rolls when the player may not double, move
+It speaks CLIP the way FIBS does (the line shapes come from :mod:`gbot.adapters.fibs.clip`, the
+``board:`` lines from :mod:`gbot.game.notations.fibs_board`) and referees with the pure transitions
+of :mod:`gbot.game.referee`: opening rolls, automatic rolls when the player may not double, move
 validation with FIBS's error wording, the cube with Crawford, resignations, game and match
 end, matches saved on ``leave`` or a dropped connection and resumed by a new invitation.
 
@@ -34,7 +34,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
-from gbot.protocols import clip
+from gbot.adapters.fibs import clip
 from gbot.testing.fibs_chat import ChatCommands
 from gbot.testing.fibs_moves import apply_steps, max_steps, parse_fibs_steps
 from gbot.testing.fibs_referee import MatchCommands

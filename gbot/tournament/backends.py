@@ -21,9 +21,9 @@ import signal
 from collections import deque
 from typing import Any, Protocol
 
+from gbot.analysis.workers import die_with_parent
 from gbot.errors import TournamentError
 from gbot.tournament.game import GameResult, GameTask, close_players, run_task
-from gbot.tournament.players import die_with_parent
 
 __all__ = ["BACKENDS", "Backend", "ProcessBackend", "RayBackend", "SerialBackend",
            "default_workers", "make_backend"]

@@ -1,4 +1,4 @@
-"""One game between two seated players, refereed by :class:`gbot.referee.Referee`.
+"""One game between two seated players, refereed by :class:`gbot.game.referee.Referee`.
 
 A :class:`GameTask` says everything a worker needs to play one game of a match or session (the
 two player specs, the match state before the game, the dice seed, the players' seeds); it is a
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from gbot.core.board import flip_py
 from gbot.errors import MatchRuleError, PlayerError
-from gbot.match import GameState, MatchState, Rules
-from gbot.referee import (
+from gbot.game.match import GameState, MatchState, Rules
+from gbot.game.referee import (
     OVER_STATES,
     Dice,
     GameRecord,

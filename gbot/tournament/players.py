@@ -5,11 +5,11 @@ A :class:`PlayerSpec` is the text a user types (``gbot,ply=1``, ``gnubg,skill=ex
 processes; :meth:`PlayerSpec.build` makes the :class:`Player` inside the worker.
 
 Every player answers the same four questions, always from its own side ("me"), with the
-referee's :class:`~gbot.match.MatchState` (``state.player_to_act`` is me):
+referee's :class:`~gbot.game.match.MatchState` (``state.player_to_act`` is me):
 
 * :meth:`Player.before_roll` ``(pos, state, may_double, may_resign)``: I am on roll and have
   not rolled: ``"roll"``, ``"double"`` or a :class:`Resign`.
-* :meth:`Player.play` ``(pos, dice, state)``: a :class:`~gbot.position.Play` of ``dice``, None
+* :meth:`Player.play` ``(pos, dice, state)``: a :class:`~gbot.game.position.Play` of ``dice``, None
   when no play is legal, or a :class:`Resign`.
 * :meth:`Player.respond_double` ``(pos, state)``: ``"take"``, ``"drop"`` or ``"beaver"``; ``pos``
   is my position as if I were on roll.
@@ -17,7 +17,7 @@ referee's :class:`~gbot.match.MatchState` (``state.player_to_act`` is me):
 
 The kinds of player:
 
-* ``gbot`` (:class:`EnginePlayer`): :class:`gbot.engine.Engine` in-process, at ``ply=N``,
+* ``gbot`` (:class:`EnginePlayer`): :class:`gbot.engine.engine.Engine` in-process, at ``ply=N``,
   optionally with ``weights=PATH``; ``eval=heuristic`` plays the engine's built-in heuristic
   (otherwise networks that cannot be loaded are an error, never a silent fallback).
 * ``gnubg`` (:class:`GnubgPlayer`): GNU Backgammon started as ``gnubg -t`` and told
@@ -27,9 +27,9 @@ The kinds of player:
   (gnubg 1.07's server would accept every one).
 * ``external:HOST:PORT`` or ``HOST:PORT`` (:class:`ExternalPlayer`): any program serving
   gnubg's external-player protocol (another gbot, another engine). The questions go out as
-  ``board:`` lines written by :func:`gbot.protocols.fibs_board.format_fibs_board` in the
+  ``board:`` lines written by :func:`gbot.game.notations.fibs_board.format_fibs_board` in the
   ``gnubg_external`` dialect; move replies are read with
-  :meth:`gbot.position.Position.play_from_text`.
+  :meth:`gbot.game.position.Position.play_from_text`.
 * ``gnubgnn`` (:class:`GnubgNNEvaluator` inside an :class:`EnginePlayer`): gnubg-nn's networks
   in-process, when the ``gnubg_nn`` package is installed; checker play by its own search,
   cube decisions by gbot's cube module over its probabilities.
@@ -47,7 +47,6 @@ import queue
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -57,15 +56,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from gbot.analysis.workers import die_with_parent
 from gbot.core.board import flip_py
 from gbot.cube.decision import board_cube_life, context_from_state
 from gbot.cube.resign import should_accept
-from gbot.engine import Engine
+from gbot.engine.engine import Engine
 from gbot.errors import IllegalMoveError, MoveParseError, PlayerError, TournamentError
 from gbot.eval.evaluator import Evaluator
-from gbot.match import MatchState, Rules
-from gbot.position import Play, Position
-from gbot.protocols.fibs_board import gnubg_line
+from gbot.game.match import MatchState, Rules
+from gbot.game.notations.fibs_board import gnubg_line
+from gbot.game.position import Play, Position
 
 __all__ = [
     "GNUBG_SKILLS",
@@ -319,7 +319,7 @@ def my_view(state: MatchState, me: int) -> Position:
 
 
 class EnginePlayer:
-    """A seat played by :class:`gbot.engine.Engine` (gbot's own, or over gnubg-nn's nets)."""
+    """A seat played by :class:`gbot.engine.engine.Engine` (gbot's own, or over gnubg-nn's nets)."""
 
     def __init__(self, label: str, engine: Any, what: str) -> None:
         self.label = label
@@ -403,11 +403,11 @@ def _warm(engine: Any) -> None:
 
 
 _NO_NETWORKS = object()
-"""A stand-in evaluator that keeps :class:`~gbot.engine.Engine` from loading the networks."""
+"""A stand-in evaluator that keeps :class:`~gbot.engine.engine.Engine` from loading the networks."""
 
 
 class GnubgNNEvaluator:
-    """gnubg-nn (PyPI ``gnubg_nn``) as an evaluator for :class:`gbot.engine.Engine`:
+    """gnubg-nn (PyPI ``gnubg_nn``) as an evaluator for :class:`gbot.engine.engine.Engine`:
     cubeless probabilities and best plays at any ply, standard (non-Caucasian) moves."""
 
     caucasian = False
@@ -493,7 +493,7 @@ def board_line(state: MatchState, me: int, names: tuple[str, str],
                question: Literal["move", "double_or_roll", "take", "beavered", "resignation"]
                ) -> str:
     """The ``board:`` line (gnubg-external dialect) that asks ``me`` ``question`` in ``state``:
-    :func:`gbot.protocols.fibs_board.gnubg_line`, the line's owner."""
+    :func:`gbot.game.notations.fibs_board.gnubg_line`, the line's owner."""
 
     return gnubg_line(state, me, names, question)
 
@@ -673,18 +673,6 @@ def _gnubg_probabilities(reply: str, line: str) -> tuple[float, float, float, fl
     wg = min(wg, win)
     lg = min(lg, 1.0 - win)
     return win, wg, min(wbg, wg), lg, min(lbg, lg)
-
-
-def die_with_parent() -> None:  # pragma: no cover - runs in child processes
-    """Ask Linux to SIGTERM this process when its parent dies (no orphaned gnubg or workers);
-    nothing elsewhere."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-    except Exception:
-        pass
 
 
 def find_gnubg(explicit: str | None = None) -> str | None:

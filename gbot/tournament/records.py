@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from gbot.errors import TournamentError
-from gbot.match import GameState, MatchState, Rules
-from gbot.notations import position_id
-from gbot.referee import Action, GameRecord, match_winner, new_match
+from gbot.game.match import GameState, MatchState, Rules
+from gbot.game.notations import position_id
+from gbot.game.referee import Action, GameRecord, match_winner, new_match
 from gbot.tournament.game import GameResult
 
 __all__ = ["RECORD_VERSION", "ResultStore", "game_record", "record_of", "state_after"]

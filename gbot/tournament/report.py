@@ -16,8 +16,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import gbot
 from gbot.tournament.stats import elo_ratings, pairing_stats, running_score
+from gbot.version import __version__
 
 if TYPE_CHECKING:
     from gbot.tournament.runner import RunSummary
@@ -64,7 +64,7 @@ def summarize(run: RunSummary) -> dict[str, Any]:
     anchor = labels[0] if cfg.scheme == "gauntlet" else None
     ratings = elo_ratings(labels, results, anchor=anchor)
     return {
-        "gbot": gbot.__version__,
+        "gbot": __version__,
         "config": cfg.to_json(),
         "rules_text": _rules_text(cfg.to_json()),
         "players": [{"label": s.label, "spec": s.text(),

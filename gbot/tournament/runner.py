@@ -39,9 +39,9 @@ from typing import Any
 
 from gbot.errors import GbotError, PlayerError, TournamentError
 from gbot.eval.net import Networks
-from gbot.match import MatchState, Rules
+from gbot.game.match import MatchState, Rules
+from gbot.game.referee import MatchRecord, new_match, next_game
 from gbot.records import matfile
-from gbot.referee import MatchRecord, new_match, next_game
 from gbot.tournament.backends import make_backend
 from gbot.tournament.game import GameResult, GameTask
 from gbot.tournament.players import PlayerSpec, default_label, find_gnubg, parse_player

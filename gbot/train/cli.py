@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from gbot.rollout import ROLLOUT_PLIES
+from gbot.analysis.rollout import ROLLOUT_PLIES
 
 if TYPE_CHECKING:
     from gbot.eval.net import Networks
@@ -448,7 +448,7 @@ def widen_stage(weights: Path, out: Path, hidden: int, names: tuple[str, ...],
 def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, workers: int,
                   seed: int, checker_ply: int) -> None:
     """Label positions by gbot's own rollouts (cubeless, luck cancelled; resumable)."""
-    from gbot.rollout import RolloutError
+    from gbot.analysis.rollout import RolloutError
     from gbot.train import rollout_label as R
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from gbot.notations import position_id
+from gbot.game.notations import position_id
 
 Boards = npt.NDArray[np.int8]
 Probs = npt.NDArray[np.float32]

@@ -2,7 +2,7 @@
 
 Reads boards (``int8[n, 26]``, side to move about to roll) from a ``.npz`` set
 (:func:`gbot.train.data.load_npz`) or a labelling folder's ``positions.npz``, rolls each out
-with :func:`gbot.rollout.rollout_boards` (cubeless, checker play at ``checker_ply``, luck
+with :func:`gbot.analysis.rollout.rollout_boards` (cubeless, checker play at ``checker_ply``, luck
 cancellation, quasi-random openings, optional truncation), and writes parts of ``part_size``
 positions as they finish (``part-00000.npz`` with ``boards``, ``probs`` and ``se``), so a
 stopped run resumes at the first missing part. :func:`load` joins the parts into one labelled
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from gbot.rollout import RolloutError, rollout_boards
+from gbot.analysis.rollout import RolloutError, rollout_boards
 
 __all__ = ["load", "prepare", "run"]
 
@@ -60,7 +60,7 @@ def _check_settings(out: Path, settings: dict[str, int]) -> None:
 def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_size: int = 2000,
         log: Callable[[str], None] = print, checker_ply: int = 0) -> None:
     """Label ``out/positions.npz`` part by part (resumable); ``checker_ply`` is the ply of
-    the plays inside the rollouts (:class:`gbot.rollout.RolloutSettings`)."""
+    the plays inside the rollouts (:class:`gbot.analysis.rollout.RolloutSettings`)."""
     with np.load(out / "positions.npz") as z:
         boards = z["boards"].astype(np.int8)
     _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,

@@ -3,7 +3,7 @@
 gnubg 1.07's text for a play's steps, written with lists: steps sorted from the highest point,
 each checker's steps chained (points passed without a hit left out), hits starred, identical
 chains counted. ``tests/test_move_text.py`` holds
-:func:`gbot.notations.move_text.format_steps` (the kernel) to it; the vector tests hold both to
+:func:`gbot.game.notations.move_text.format_steps` (the kernel) to it; the vector tests hold both to
 gnubg.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gbot.core.board import Board
-from gbot.notations.move_text import Step, hits_along
+from gbot.game.notations.move_text import Step, hits_along
 
 
 def _point_text(p: int) -> str:

@@ -1,0 +1,1 @@
+"""Match analysis (:mod:`gbot.analysis.analyse`) and rollouts of plays and cube decisions."""

@@ -1,0 +1,74 @@
+"""Start-up of long-running commands: every kernel loaded (or, on a first run, compiled) before
+the first question, in about the same time at every ply, and said when it is compiling.
+
+The numba kernels of :mod:`gbot.core` are compiled on first use and cached in
+``gbot/core/__pycache__``; a later process loads them from there. Deeper searches use the same
+kernels as a 1-ply one, so the warm-up asks its questions at 1 ply at most, cube look-ahead
+included (a 4-ply warm-up question would take minutes and load nothing more).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gbot.engine.engine import Engine
+
+__all__ = ["KERNEL_MODULES", "kernels_cached", "warm_engine", "warm_ply"]
+
+CORE = Path(__file__).resolve().parents[1] / "core"
+KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer", "oneply",
+                  "cubetree")
+"""Kernel modules every server start-up calls directly (their cache indexes say whether the
+kernels were compiled)."""
+WARM_PLY = 1
+"""The deepest look-ahead the warm-up questions use, for checker play and for the cube (a
+cube look-ahead of 1 ply calls every kernel a deeper one calls)."""
+
+
+def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
+    """Whether numba's cache holds, for each of ``modules``, an index newer than its source
+    (False on a first run after installing or changing the code)."""
+    cache = CORE / "__pycache__"
+    for name in modules:
+        src = CORE / f"{name}.py"
+        if not src.exists():
+            continue
+        # indexes of functions that moved or went away stay behind: the newest one counts
+        indexes = list(cache.glob(f"{name}.*.nbi"))
+        if not indexes or max(p.stat().st_mtime for p in indexes) < src.stat().st_mtime:
+            return False
+    return True
+
+
+def warm_ply(engine: Engine) -> Engine:
+    """``engine`` itself when its checker play and its cube look ahead 1 ply at most, else a
+    copy (same evaluator and rules) that looks :data:`WARM_PLY` ahead where ``engine`` looks
+    deeper (:attr:`Engine.ply`, :attr:`Engine.cube_ply`)."""
+    if engine.ply <= WARM_PLY and engine.cube_ply <= WARM_PLY:
+        return engine
+    twin = engine.with_rules(engine.rules)
+    twin.ply = min(engine.ply, WARM_PLY)
+    twin.cube_ply = min(engine.cube_ply, WARM_PLY)
+    return twin
+
+
+def warm_engine(engine: Engine, warm: Callable[[Engine], None],
+                say: Callable[[str], None] | None = None) -> float:
+    """Run ``warm`` (questions that load every kernel) on :func:`warm_ply` of ``engine``;
+    when the kernels are not cached yet, ``say`` what is compiling before and how long it took
+    after. Returns the seconds spent."""
+    cold = not kernels_cached()
+    if cold and say is not None:
+        say("compiling gbot's numba kernels that are not cached yet (first run after install "
+            "or an update: up to a few minutes on a busy 2-core machine; cached in "
+            "gbot/core/__pycache__ for later starts)...")
+    t0 = time.perf_counter()
+    warm(warm_ply(engine))
+    spent = time.perf_counter() - t0
+    if cold and say is not None:
+        say(f"kernels ready in {spent:.1f} s")
+    return spent
