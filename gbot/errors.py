@@ -70,3 +70,8 @@ class TournamentError(GbotError, ValueError):
 class PlayerError(GbotError, RuntimeError):
     """A tournament player that failed: an engine that cannot start, or a reply that is no
     legal answer to the question asked."""
+
+
+class FieldError(GbotError, ValueError):
+    """A number or token from outside (a protocol line, a request, a file) that is malformed
+    or out of its field's range."""

@@ -98,64 +98,40 @@ about 0.18 us of the ~0.55 us per board), the Python call around the kernel ~3.7
 
 from __future__ import annotations
 
-import os
+import argparse
+import time
 
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import benchlib
+import numpy as np
+from benchlib import (
+    TARGETS,
+    clock,
+    contact_positions,
+    gnubg_board,
+    gnubg_nn,
+    interleaved,
+    load_networks,
+    make_pairs,
+    networks_summary,
+    seeded_rolls,
+)
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_eval import contact_positions, gnubg_board, load_networks  # noqa: E402
-from bench_movegen import make_pairs  # noqa: E402
-
-from gbot.core import movegen  # noqa: E402
-from gbot.core.fastcall import entry_point  # noqa: E402
-from gbot.eval.evaluator import Evaluator  # noqa: E402
-from gbot.game.position import Position  # noqa: E402
-
-CLOCK = [time.perf_counter]
-TARGETS = {"legal_plays": 1.0, "kernel": None, "best0": 4.0, "best0_repeat": None,
-           "hint0": 4.0, "best1": 4.0, "best2": 4.0}
+from gbot.core import movegen
+from gbot.core.fastcall import entry_point
+from gbot.eval.evaluator import Evaluator
+from gbot.game.position import Position
 
 
-def row(name: str, ours: float, theirs: float | None, target: float | None, note: str = ""
+def row(name: str, ours: float, theirs: float | None, target: str | None, note: str = ""
         ) -> None:
-    """One line: gbot, the peer, the ratio (peer time / gbot time) beside the target."""
+    """One line: gbot, the peer, the ratio (peer time / gbot time) beside the target
+    (a key of :data:`benchlib.TARGETS`)."""
     line = f"{name:44s} gbot {ours * 1e6:9.2f} us"
     if theirs is not None:
         ratio = theirs / ours
-        goal = f"  (target >= {target:g}x: {'met' if ratio >= target else 'MISSED'})" \
-            if target is not None else ""
+        goal = f"  ({TARGETS[target].verdict(ratio)})" if target is not None else ""
         line += f"   gnubg-nn {theirs * 1e6:9.2f} us   ratio {ratio:5.2f}x{goal}"
     print(line + (f"  {note}" if note else ""), flush=True)
-
-
-def interleaved(pairs: Sequence[tuple[Any, Any]], ours: Callable[[Any], object],
-                theirs: Callable[[Any], object] | None) -> tuple[float, float]:
-    """Mean seconds per call of ``ours(a)`` and ``theirs(b)`` over ``pairs``, taking turns."""
-    t_o = t_t = 0.0
-    clock = CLOCK[0]
-    for a, b in pairs:
-        t0 = clock()
-        ours(a)
-        t1 = clock()
-        t_o += t1 - t0
-        if theirs is not None:
-            theirs(b)
-            t_t += clock() - t1
-    n = max(len(pairs), 1)
-    return t_o / n, t_t / n
 
 
 def main() -> None:
@@ -169,14 +145,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args()
-    if args.clock == "cpu":
-        CLOCK[0] = time.thread_time
+    clk = clock(args.clock)
+    benchlib.header()
     print(f"clock: {'this thread CPU time' if args.clock == 'cpu' else 'wall clock'}")
 
-    try:
-        import gnubg_nn as g
-    except ImportError:
-        g = None
+    g = gnubg_nn()
+    if g is None:
         print("gnubg-nn not installed: gbot figures only")
 
     t0 = time.perf_counter()
@@ -184,7 +158,8 @@ def main() -> None:
     networks, what = load_networks(args.seed)
     ev = Evaluator(networks=networks)
     ev.warm()
-    print(f"networks: {what}; warm-up {time.perf_counter() - t0:.2f} s")
+    print(f"networks: {what}; {networks_summary(networks)}; "
+          f"warm-up {time.perf_counter() - t0:.2f} s")
 
     # --- legal plays ------------------------------------------------------------------------
     boards, dice = make_pairs(args.moves, args.seed)
@@ -196,11 +171,10 @@ def main() -> None:
     for (p, d), _ in cases[:20]:
         p.legal_plays(d)
     counts = [len(p.legal_plays(d)) for (p, d), _ in cases]
-    ours, theirs = interleaved(
-        cases, lambda a: a[0].legal_plays(a[1]),
-        None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1])))
-    row(f"Position.legal_plays ({len(cases):,} cases, {np.mean(counts):.1f} plays)", ours,
-        theirs if g else None, TARGETS["legal_plays"])
+    moves = None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1]))
+    t = interleaved(cases, lambda a: a[0].legal_plays(a[1]), moves, clk)
+    row(f"Position.legal_plays ({len(cases):,} cases, {np.mean(counts):.1f} plays)", t.ours,
+        t.theirs, "legal_plays")
     ws = movegen.Workspace()
     tail = (ws.out, ws.steps, ws.table, ws.hashes, ws.state, ws.path, ws.marks,
             movegen.HASH_KEYS)
@@ -213,15 +187,13 @@ def main() -> None:
     def kernel(a: tuple[Position, tuple[int, int]]) -> object:
         return gen(a[0].board, a[1][0], a[1][1], False, *tail)
 
-    ours, theirs = interleaved(
-        cases, kernel, None if g is None else (lambda b: g.moves(b[0], b[1][0], b[1][1])))
-    row("  move-generation kernel alone", ours, theirs if g else None, None)
+    t = interleaved(cases, kernel, moves, clk)
+    row("  move-generation kernel alone", t.ours, t.theirs, None)
 
     # --- best plays -------------------------------------------------------------------------
     n_all = args.n0 + args.nh + args.n1 + args.n2 + 10
     contact, source = contact_positions(n_all, args.seed)
-    rng = np.random.default_rng(args.seed + 1)
-    croll = [(int(a), int(b)) for a, b in rng.integers(1, 7, size=(len(contact), 2))]
+    croll = seeded_rolls(len(contact), args.seed + 1)
     print(f"best-play positions: {source}, one seeded roll each, distinct sets per ply")
     warm = list(zip(contact[-10:], croll[-10:], strict=True))
     start = 0
@@ -242,13 +214,13 @@ def main() -> None:
         def theirs_fn(b: tuple[list[list[int]], tuple[int, int]], ply: int = ply) -> object:
             return g.best_move(b[0], b[1][0], b[1][1], ply)
 
-        ours, theirs = interleaved(pairs, ours_fn, theirs_fn if g else None)
-        row(f"{ply}-ply best play, {n:,} distinct contact cases, each once", ours,
-            theirs if g else None, TARGETS[f"best{ply}"],
-            "(2-ply decision target < 10 ms)" if ply == 2 else "")
+        t = interleaved(pairs, ours_fn, theirs_fn if g else None, clk)
+        row(f"{ply}-ply best play, {n:,} distinct contact cases, each once", t.ours,
+            t.theirs, f"best{ply}",
+            f"({TARGETS['best2_ms'].verdict(t.ours * 1e3)})" if ply == 2 else "")
         if ply == 0:
-            ours, theirs = interleaved(pairs, ours_fn, theirs_fn if g else None)
-            row("  same cases again (gnubg-nn's cache hit)", ours, theirs if g else None,
+            t = interleaved(pairs, ours_fn, theirs_fn if g else None, clk)
+            row("  same cases again (gnubg-nn's cache hit)", t.ours, t.theirs,
                 None, "(no target: times gnubg-nn's cache)")
             # every play ranked with its figures, on positions of its own (each once)
             sel = list(zip(contact[start:start + args.nh], croll[start:start + args.nh],
@@ -256,11 +228,12 @@ def main() -> None:
             start += args.nh
             hpairs = [((p, d), (gnubg_board(p), d)) for p, d in sel]
             if hpairs:
-                ours, theirs = interleaved(
+                t = interleaved(
                     hpairs, lambda a: ev.hint(a[0], a[1], 0, n=None),
-                    (lambda b: g.best_move(b[0], b[1][0], b[1][1], 0, list=1)) if g else None)
-                row(f"0-ply hint, every play, {len(hpairs):,} distinct cases", ours,
-                    theirs if g else None, TARGETS["hint0"], "(gnubg-nn: best_move list=1)")
+                    (lambda b: g.best_move(b[0], b[1][0], b[1][1], 0, list=1)) if g else None,
+                    clk)
+                row(f"0-ply hint, every play, {len(hpairs):,} distinct cases", t.ours,
+                    t.theirs, "hint0", "(gnubg-nn: best_move list=1)")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,6 @@ import click
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 GNUBG_MATCH = ROOT.parent / "shared" / "tools" / "gnubg_match.py"
 GNUBG = "/usr/games/gnubg"

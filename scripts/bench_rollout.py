@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+import benchlib
+
 POSITIONS = ["4HPwATDgc/ABMA",      # opening
              "3toBKAL7/AAAEA",      # contact
              "4POFCwDDzuABIQ",      # contact
@@ -156,6 +158,7 @@ def main() -> None:
     if a.json:
         print(json.dumps(rows, indent=2))
         return
+    benchlib.header()
     for r in rows:
         if "error" in r:
             print(f"{r['engine']:<44s} failed: {r['error']}")
@@ -177,7 +180,7 @@ def main() -> None:
         g = by_pid[n["position"]]
         if True:
             p = n["probabilities"]
-            nn_eq = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+            nn_eq = benchlib.equity(p)
             print(f"  {g['position']}: gbot equity {g['equity']:+.3f} ± {g['equity_se']:.3f}, "
                   f"gnubg-nn {nn_eq:+.3f} (win {p[0]:.3f})")
 

@@ -5,9 +5,10 @@ Each start is a fresh process (``python -m gbot.cli serve --listen 127.0.0.1:0``
 twice: wall-clock seconds until the ``listening on`` line, and the CPU seconds the process had
 used by then (user + system, from ``/proc``; on a loaded machine the wall time also counts
 waiting for a core, the CPU time does not). Plies alternate across ``--repeat`` rounds so each
-sees the same load. The target (issue 14) is 2 s at every ply once the kernels are compiled;
-run the script once before timing after a kernel change (the first start compiles them and
-says so on its log). Prints the median per ply and whether it meets the target.
+sees the same load. The target (issue 14; ``benchlib.TARGETS["startup_s"]``) is 2 s at every
+ply once the kernels are compiled; run the script once before timing after a kernel change (the
+first start compiles them and says so on its log). Prints the median per ply and whether it
+meets the target.
 
     python3 scripts/bench_startup.py [--plies 0,1,2,3,4] [--repeat 3] [--json out.json]
 
@@ -17,40 +18,23 @@ Exit status 0 when every ply's median wall time is within the target, 1 when not
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TARGET_S = 2.0
+import benchlib
+from benchlib import TARGETS, cpu_seconds, start_gbot_serve, write_json
 
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+TARGET = TARGETS["startup_s"]
 
 
 def start_once(ply: int) -> tuple[float, float]:
     """Wall and CPU seconds until one ``gbot serve --ply ply`` is listening."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "gbot.cli", "serve", "--listen",
-                             "127.0.0.1:0", "--ply", str(ply)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
+    proc, _ = start_gbot_serve(ply)
     try:
-        line = proc.stdout.readline()
         wall = time.perf_counter() - t0
         cpu = cpu_seconds(proc.pid)
-        if "listening on" not in line:
-            raise SystemExit(f"gbot serve --ply {ply} did not start: {line!r}")
     finally:
         proc.terminate()
         proc.wait(30)
@@ -65,11 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
     plies = [int(p) for p in args.plies.split(",")]
+    benchlib.header()
     runs: dict[int, list[tuple[float, float]]] = {p: [] for p in plies}
     for _ in range(args.repeat):
         for ply in plies:
             runs[ply].append(start_once(ply))
-    print(f"gbot serve until listening, {args.repeat} starts per ply (target {TARGET_S:g} s)")
+    print(f"gbot serve until listening, {args.repeat} starts per ply ({TARGET.text()}, "
+          "the median wall time)")
     print(f"{'ply':>3} {'wall med':>9} {'wall min':>9} {'cpu med':>8}  target")
     figures: dict[str, dict[str, float]] = {}
     ok = True
@@ -77,14 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         walls = [w for w, _ in runs[ply]]
         cpus = [c for _, c in runs[ply]]
         med = statistics.median(walls)
-        met = med <= TARGET_S
+        met = TARGET.met(med)
         ok = ok and met
         figures[str(ply)] = {"wall_median_s": med, "wall_min_s": min(walls),
                              "cpu_median_s": statistics.median(cpus)}
         print(f"{ply:3d} {med:9.2f} {min(walls):9.2f} {statistics.median(cpus):8.2f}  "
-              + ("met" if met else "NOT met"))
+              + ("met" if met else "MISSED"))
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1))
+        write_json(args.json, figures)
     return 0 if ok else 1
 
 

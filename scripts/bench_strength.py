@@ -26,19 +26,15 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import benchlib  # noqa: F401  (first: one thread per worker)
 import click
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gbot.core.board import START, Board, flip_py, from_gnubg, to_gnubg  # noqa: E402
+from gbot.core.board import START, Board, flip_py, from_gnubg, to_gnubg
 
 _STATE: dict[str, Any] = {}
 
@@ -269,5 +265,4 @@ def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str 
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     main()

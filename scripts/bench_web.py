@@ -2,7 +2,7 @@
 """Speed of wildbg's ``GET /move`` at 0-ply through ``gbot web``, beside the same call in process.
 
 The questions are the move questions among the board lines gnubg 1.07 sent as referee
-(``protocols/transcripts/referee-*.txt``, read by ``scripts/bench_server.py``), turned into
+(``protocols/transcripts/referee-*.txt``, read by ``benchlib.captured_boards``), turned into
 wildbg's query (``die1``, ``die2``, ``p0`` .. ``p25``, ``x_away``/``o_away`` in match play).
 Three figures per question, after a warm-up:
 
@@ -23,31 +23,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import statistics
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+import benchlib
+import httpx
+from benchlib import ROOT, captured_boards, cpu_seconds, free_port, latency_summary, write_json
 
-import httpx  # noqa: E402
-from bench_server import captured_boards, free_port  # noqa: E402
-from bench_startup import cpu_seconds  # noqa: E402
-
-import gbot  # noqa: E402
-from gbot.adapters.web.service import Service  # noqa: E402
+import gbot
+from gbot.adapters.web.service import Service
 
 
 def move_queries(limit: int) -> list[dict[str, str]]:
     """wildbg queries of the captured move questions (at most ``limit``)."""
     out: list[dict[str, str]] = []
     seen: set[str] = set()
-    for line in _all_boards():
+    for line in captured_boards():
         fb = gbot.parse_fibs_board(line)
         if fb.question != "move":
             continue
@@ -65,24 +59,6 @@ def move_queries(limit: int) -> list[dict[str, str]]:
         if len(out) >= limit:
             break
     return out
-
-
-def _all_boards() -> list[str]:
-    """Every distinct captured board line (``captured_boards`` wants a count: ask for all)."""
-    lines = 0
-    for path in (ROOT / "protocols" / "transcripts").glob("referee-*.txt"):
-        lines += sum(1 for raw in path.read_text().splitlines() if raw.startswith("C "))
-    try:
-        return captured_boards(max(lines, 1))
-    except SystemExit as exc:          # "only N captured boards"
-        m = re.search(r"only (\d+)", str(exc))
-        return captured_boards(int(m.group(1))) if m and int(m.group(1)) else []
-
-
-def summary(times: list[float]) -> dict[str, float]:
-    ms = sorted(t * 1000.0 for t in times)
-    p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
-    return {"median_ms": statistics.median(ms), "p99_ms": p99, "mean_ms": statistics.fmean(ms)}
 
 
 def start_web(port: int, threads: int) -> subprocess.Popen[bytes]:
@@ -111,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
+    benchlib.header()
     queries = move_queries(args.boards)
     if not queries:
         raise SystemExit("no captured move questions")
@@ -175,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
 
     fig: dict[str, Any] = {
         "questions": len(queries), "ply": 0,
-        "in_process": summary(t_proc), "http_one_client": summary(t_http),
+        "in_process": latency_summary(t_proc), "http_one_client": latency_summary(t_http),
         "http_one_client_rps": len(t_http) / sum(t_http),
         "in_process_rps": len(t_proc) / sum(t_proc),
         "http_clients": args.clients, "server_threads": args.threads,
@@ -201,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{fig['cpu_ms_server_per_request'] - fig['cpu_ms_in_process']:.3f} ms of CPU)")
     print(f"load average {fig['load_average']:.1f} on {os.cpu_count()} CPUs")
     if args.json:
-        Path(args.json).write_text(json.dumps(fig, indent=1))
+        write_json(args.json, fig)
     return 0
 
 

@@ -26,12 +26,11 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "tests"))
+import benchlib
+from tap import Tap
 
-import gnubg_harness  # noqa: E402
-from tap import Tap  # noqa: E402
+ROOT = benchlib.ROOT
+gnubg_harness = benchlib.gnubg_harness()
 
 START = "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
 # Boards from the protocol spec's captured exchanges (gnubg referee output).

@@ -16,27 +16,15 @@ gnubg-nn's 2-ply is an independent, stronger-than-0-ply judge, not the truth: a 
 
 from __future__ import annotations
 
-import os
+import argparse
+import time
 
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import benchlib
+import numpy as np
+from benchlib import contact_positions, gnubg_board, load_networks, parse_filters, seeded_rolls
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_eval import contact_positions, gnubg_board, load_networks  # noqa: E402
-from profile_search import parse_filters  # noqa: E402
-
-from gbot.eval.evaluator import Evaluator, MoveFilter  # noqa: E402
-from gbot.game.position import Play  # noqa: E402
+from gbot.eval.evaluator import Evaluator, MoveFilter
+from gbot.game.position import Play
 
 
 def label(filters: tuple[MoveFilter, ...]) -> str:
@@ -54,20 +42,20 @@ def main() -> None:
     args = ap.parse_args()
     import gnubg_nn as g
 
+    benchlib.header()
     networks, what = load_networks(14)
     evs = [Evaluator(networks=networks, filters=f) for f in args.filters]
     for e in evs:
         e.warm()
     contact, source = contact_positions(args.skip + args.n, 14)
-    rng = np.random.default_rng(args.seed)
-    rolls = [(int(a), int(b)) for a, b in rng.integers(1, 7, size=(len(contact), 2))]
+    rolls = seeded_rolls(len(contact), args.seed)
     judged: dict[bytes, float] = {}
 
     def judge(play: Play) -> float:
         key = play.position.board.tobytes()
         if key not in judged:
             p = g.probabilities(gnubg_board(play.position.swapped()), 2)
-            judged[key] = -(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+            judged[key] = -benchlib.equity(p)
         return judged[key]
 
     seconds = [0.0] * len(evs)

@@ -31,6 +31,7 @@ from gbot.cube.cubeful import CubeContext, Owner
 from gbot.cube.decision import board_cube_life, decide, decide_from_equities
 from gbot.cube.lookahead import lookahead_cubeful
 from gbot.eval.evaluator import Evaluator
+from gbot.game.match import Rules
 from gbot.game.notations.position_id import decode
 from gbot.game.position import Position
 
@@ -44,7 +45,7 @@ def context(rec: dict[str, Any], life: float) -> CubeContext:
     c = rec["ctx"]
     return CubeContext(match_length=c["match_length"], away=c["away"], opp_away=c["opp_away"],
                        cube=c["cube"], owner=OWNERS[c["owner"]], crawford=c["crawford"],
-                       jacoby=c["jacoby"], beavers=c["beavers"], cube_life=life)
+                       cube_life=life, rules=Rules(jacoby=c["jacoby"], beavers=c["beavers"]))
 
 
 class Tally:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,10 +32,7 @@ import click
 import numpy as np
 import numpy.typing as npt
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gbot.core.classify import NAMES, classify_many  # noqa: E402
+from gbot.core.classify import NAMES, classify_many
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 JUDGES = ("gnubg-nn", "bgsage", "gbot")

@@ -27,16 +27,13 @@ import json
 import random
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from gbot.game.notations.position_id import decode
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from gbot.game.notations.position_id import decode  # noqa: E402
-
 SHARED = ROOT.parent / "shared" / "data" / "gnubg2ply"
 GNUBG = "/usr/games/gnubg"
 

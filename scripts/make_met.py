@@ -15,6 +15,7 @@ carried over; our file says where they came from.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -84,8 +85,13 @@ def _dumps(data: dict[str, object]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    src = Path(argv[1]) if len(argv) > 1 else DEFAULT_XML
-    out = Path(argv[2]) if len(argv) > 2 else DEFAULT_OUT
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("source", nargs="?", type=Path, default=DEFAULT_XML,
+                    help=f"gnubg's XML table (default {DEFAULT_XML})")
+    ap.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT,
+                    help="gbot's JSON table (default gbot/data/met_kazaross_xg2.json)")
+    args = ap.parse_args(argv[1:])
+    src, out = args.source, args.out
     data = convert(src)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(_dumps(data))

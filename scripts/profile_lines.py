@@ -18,16 +18,13 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+import benchlib
+from benchlib import captured_boards
 
-from bench_server import captured_boards  # noqa: E402
-
-from gbot.adapters import gnubg_external as ge  # noqa: E402
-from gbot.core import facts  # noqa: E402
-from gbot.engine.engine import SHORT_BEAROFF_CHECKERS, Engine  # noqa: E402
+from gbot.adapters import gnubg_external as ge
+from gbot.core import facts
+from gbot.engine.engine import SHORT_BEAROFF_CHECKERS, Engine
 
 
 def kind_of(session: ge.Session, line: str) -> str:
@@ -53,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cube-ply", type=int, default=0)
     ap.add_argument("--passes", type=int, default=3)
     args = ap.parse_args(argv)
+    benchlib.header()
     engine = Engine(cube_ply=args.cube_ply)
     ge.warm(engine)
     lines = captured_boards(args.boards)

@@ -23,28 +23,15 @@ filters, to compare filter settings on the same positions.
 
 from __future__ import annotations
 
-import os
+import argparse
+from collections.abc import Callable
+from typing import Any
 
-for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import benchlib
+from benchlib import clock, contact_positions, load_networks, parse_filters, seeded_rolls
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_eval import contact_positions, load_networks  # noqa: E402
-
-from gbot.core import dedup, expand  # noqa: E402
-from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter  # noqa: E402
+from gbot.core import dedup, expand
+from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator
 
 
 class Meter:
@@ -72,15 +59,6 @@ def wrap(owner: Any, name: str, meter: Meter, clock: Callable[[], float],
     setattr(owner, name, timed)
 
 
-def parse_filters(text: str) -> tuple[MoveFilter, ...]:
-    """``KEEP:WINDOW,...`` as move filters."""
-    out = []
-    for part in text.split(","):
-        keep, window = part.split(":")
-        out.append(MoveFilter(int(keep), float(window)))
-    return tuple(out)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=40, help="distinct contact positions")
@@ -93,22 +71,22 @@ def main() -> None:
                     help="root move filters KEEP:WINDOW,... (default: the evaluator's)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="cpu")
     args = ap.parse_args()
-    clock = time.thread_time if args.clock == "cpu" else time.perf_counter
+    clk = clock(args.clock)
+    benchlib.header()
     networks, what = load_networks(args.seed)
     ev = Evaluator(networks=networks, filters=args.filters)
     ev.warm()
     contact, source = contact_positions(args.skip + args.n + 3, args.seed)
-    rng = np.random.default_rng(args.seed + 2)
-    rolls = [(int(a), int(b)) for a, b in rng.integers(1, 7, size=(len(contact), 2))]
+    rolls = seeded_rolls(len(contact), args.seed + 2)
     cases = list(zip(contact[args.skip:], rolls[args.skip:], strict=True))
     warm, cases = cases[:3], cases[3:3 + args.n]
     for p, d in warm:
         ev.best_play(p, d, args.ply)
 
     forward, expanding, dedupe = Meter(), Meter(), Meter()
-    wrap(networks, "evaluate", forward, clock, lambda a: len(a[0]))
-    wrap(expand, "expand_rolls", expanding, clock, lambda a: len(a[0]) * 21)
-    wrap(dedup, "unique_rows", dedupe, clock, lambda a: len(a[0]))
+    wrap(networks, "evaluate", forward, clk, lambda a: len(a[0]))
+    wrap(expand, "expand_rolls", expanding, clk, lambda a: len(a[0]) * 21)
+    wrap(dedup, "unique_rows", dedupe, clk, lambda a: len(a[0]))
     levels: dict[tuple[int, int], list[int]] = {}
     depth = [0]
     values = ev._values
@@ -125,9 +103,9 @@ def main() -> None:
     ev._values = counted  # type: ignore[method-assign]
     total = 0.0
     for p, d in cases:
-        t = clock()
+        t = clk()
         ev.best_play(p, d, args.ply)
-        total += clock() - t
+        total += clk() - t
     n = len(cases)
     print(f"networks: {what}; positions: {source}; filters: "
           + ", ".join(f"({f.keep}, {f.window:g})" for f in args.filters)

@@ -3,12 +3,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from gbot.train.cli import cli  # noqa: E402
+from gbot.train.cli import cli
 
 if __name__ == "__main__":
     cli()

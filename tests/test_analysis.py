@@ -246,3 +246,34 @@ def test_match_values_of_gnubgs_probabilities_are_gnubgs_equities() -> None:
     probs = np.array([p for p, _ in plays.values()])
     got = g.values_of(probs, boards, st)
     assert got == pytest.approx([e for _, e in plays.values()], abs=0.004)
+
+
+def test_read_match_refuses_before_replaying(tmp_path: Path) -> None:
+    from gbot.analysis.analyse import MAX_GAMES, read_match
+
+    data = Path(__file__).parent / "data"
+    long = tmp_path / "long.mat"
+    long.write_text((data / "gnubg_3pt.mat").read_text().replace(" 3 point match",
+                                                                 " 32767 point match"))
+    with pytest.raises(MatchFileError, match="from 0 to 64, got '32767'"):
+        read_match(str(long))
+    many = tmp_path / "many.sgf"
+    many.write_text("(;GM[6]MI[length:0])\n" * (MAX_GAMES + 1))
+    with pytest.raises(MatchFileError, match=f"more than {MAX_GAMES:,} game trees"):
+        read_match(str(many))
+
+
+def test_luck_adjusted_result_is_the_result_less_the_luck_difference() -> None:
+    """gnubg's arithmetic: the actual result (1 or 0; for an unfinished match the winning
+    chance at its last score) less player 0's luck plus player 1's, in MWC, not halved."""
+    from dataclasses import replace
+
+    from gbot.cube.met import default_table
+
+    a = analyse(_random_match(2, 3, games=1), ply=0)
+    p0, p1 = a.players
+    lucky = replace(a, players=(replace(p0, luck_mwc=0.30), replace(p1, luck_mwc=-0.10)))
+    for score, result in (((3, 1), 1.0), ((0, 3), 0.0), ((1, 0), default_table().mwc(2, 3))):
+        got = replace(lucky, final_score=score).luck_adjusted()
+        assert got == pytest.approx(result - 0.40)
+    assert default_table().mwc(2, 3) > 0.5

@@ -325,3 +325,30 @@ def test_hint_rollout_marks_gbots_play() -> None:
     assert len(starred) == 1 and "8/5 6/5" in starred[0] and "MWC" in starred[0]
     cube = run("hint", START, "--rollout", "--trials", "36")
     assert "Proper cube action:" in cube and "Double, take" in cube
+
+
+def _figures(out: str) -> list[str]:
+    return re.findall(r"[-+]?\d+\.\d{3}", out)
+
+
+def test_eval_figures_are_at_the_ply_they_name() -> None:
+    """``eval --ply N`` gives the N-ply probabilities (the engine's, at that ply), labelled, and
+    the cube decision at its own depth, labelled and settable with ``--cube-ply``."""
+    from gbot.eval.evaluator import Evaluator
+
+    pos = Position.from_id(START)
+    outs = {ply: run("eval", START, "--ply", str(ply), "--cube-ply", "0") for ply in (0, 1)}
+    for ply, out in outs.items():
+        assert f"{ply}-ply        win" in out and f"({ply}-ply)" in out
+        assert "(0-ply cube decision)" in out and "cube (0-ply):" in out
+        p = Engine(evaluator=Evaluator(), ply=ply).probabilities(pos, ply)
+        assert f"{p[0]:.3f}   {p[1]:.3f}   {p[2]:.3f}" in out
+    assert _figures(outs[0])[:3] != _figures(outs[1])[:3]
+    assert "(2-ply cube decision)" in run("eval", START)
+
+
+def test_hint_on_a_finished_board_decides_nothing() -> None:
+    out = run("hint", "AAAAAAAAAAAAAA")
+    assert "game is over" in out and "double" not in out.lower()
+    result = CliRunner().invoke(main, ["eval", "AAAAAAAAAAAAAA"])
+    assert result.exit_code != 0 and "game is over" in result.output

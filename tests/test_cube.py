@@ -24,6 +24,7 @@ from gbot.cube.decision import CubeDecision, context_from_state, cube_decision, 
 from gbot.cube.met import default_table
 from gbot.cube.resign import resignation_level, resignation_points, should_accept
 from gbot.errors import CubeError
+from gbot.game.match import Rules
 
 VECTORS = Path(__file__).resolve().parent / "data" / "cube_vectors.jsonl"
 SLOW = bool(os.environ.get("GBOT_SLOW"))
@@ -31,12 +32,21 @@ SLOW = bool(os.environ.get("GBOT_SLOW"))
 NO_GAMMONS = (0.0, 0.0, 0.0, 0.0)
 
 
+RULE_KW = ("cube_enabled", "cube_cap", "end_mode", "jacoby", "beavers", "raccoons")
+
+
+def _split(kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` with its rule switches gathered into one :class:`Rules`."""
+    rules = {k: kw.pop(k) for k in RULE_KW if k in kw}
+    return {**kw, "rules": Rules(**rules)}
+
+
 def money(**kw: Any) -> CubeContext:
-    return CubeContext(**kw)
+    return CubeContext(**_split(kw))
 
 
 def match(length: int, away: int, opp_away: int, **kw: Any) -> CubeContext:
-    return CubeContext(match_length=length, away=away, opp_away=opp_away, **kw)
+    return CubeContext(match_length=length, away=away, opp_away=opp_away, **_split(kw))
 
 
 def plain(p: float) -> tuple[float, float, float, float, float]:
@@ -350,10 +360,11 @@ def records() -> Iterator[dict[str, Any]]:
 def record_context(rec: dict[str, Any], life: float) -> CubeContext:
     c = rec["ctx"]
     return CubeContext(match_length=c["match_length"], away=c["away"], opp_away=c["opp_away"],
-                       cube=c["cube"], owner={"centre": Owner.CENTRE, "me": Owner.ME,
-                                              "opponent": Owner.OPPONENT}[c["owner"]],
-                       crawford=c["crawford"], jacoby=c["jacoby"], beavers=c["beavers"],
-                       cube_life=life)
+                       cube=c["cube"],
+                       owner={"centre": Owner.CENTRE, "me": Owner.ME,
+                              "opponent": Owner.OPPONENT}[c["owner"]],
+                       crawford=c["crawford"], cube_life=life,
+                       rules=Rules(jacoby=c["jacoby"], beavers=c["beavers"]))
 
 
 def record_life(rec: dict[str, Any]) -> float:

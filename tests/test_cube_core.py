@@ -30,6 +30,7 @@ from gbot.cube.cubeful import (
 from gbot.cube.decision import decide
 from gbot.cube.plays import money_values
 from gbot.errors import CubeError, GbotError
+from gbot.game.match import Rules
 from tests.oracle.cubemodel import Model, at, cubeful_model
 
 END_MODES = ("backgammons", "gammons", "single")
@@ -50,18 +51,19 @@ def _context(rng: random.Random, money: bool) -> CubeContext | None:
     mode = rng.choice(END_MODES)
     try:
         if money:
-            return CubeContext(cube=rng.choice([1, 2, 4, 64, 1024]), owner=owner,
-                               cube_cap=rng.choice([0, 0, 4, 16, 256]), end_mode=mode,
-                               jacoby=rng.random() < 0.5, beavers=rng.random() < 0.5,
-                               raccoons=rng.random() < 0.5, cube_enabled=rng.random() > 0.05,
-                               cube_life=life)
+            return CubeContext(cube=rng.choice([1, 2, 4, 64, 1024]), owner=owner, cube_life=life,
+                               rules=Rules(cube_cap=rng.choice([0, 0, 4, 16, 64]), end_mode=mode,
+                                           jacoby=rng.random() < 0.5, beavers=rng.random() < 0.5,
+                                           raccoons=rng.random() < 0.5,
+                                           cube_enabled=rng.random() > 0.05))
         length = rng.choice([1, 2, 3, 5, 7, 11, 17, 25])
         away, opp_away = rng.randint(1, length), rng.randint(1, length)
         crawford = 1 in (away, opp_away) and rng.random() < 0.3
         cube = 1 if owner == Owner.CENTRE or crawford else rng.choice([2, 4, 8])
         return CubeContext(match_length=length, away=away, opp_away=opp_away, cube=cube,
                            owner=Owner.CENTRE if crawford else owner, crawford=crawford,
-                           cube_cap=rng.choice([0, 0, 4]), end_mode=mode, cube_life=life)
+                           cube_life=life,
+                           rules=Rules(cube_cap=rng.choice([0, 0, 4]), end_mode=mode))
     except GbotError:
         return None
 
@@ -135,7 +137,8 @@ def test_money_values_are_the_decisions_equity(mode: str) -> None:
     rng = random.Random(5)
     for _ in range(60):
         ctx = CubeContext(cube=rng.choice([1, 2, 8]), owner=rng.choice(list(Owner)),
-                          end_mode=mode, jacoby=rng.random() < 0.5, beavers=rng.random() < 0.5)
+                          rules=Rules(end_mode=mode, jacoby=rng.random() < 0.5,
+                                      beavers=rng.random() < 0.5))
         rows = [_probs(rng) for _ in range(8)]
         lives = [rng.choice([0.6, 0.68, 0.7]) for _ in rows]
         got = money_values(np.array(rows), np.array(lives), ctx).tolist()
@@ -196,17 +199,3 @@ def test_cubeless_value_is_the_oracle() -> None:
         m = Model(probs, ctx)
         assert _same(cubeless_mwc(probs, ctx), at(m.dead(ctx.cube), m.p))
         seen += 1
-
-
-def test_old_import_path_of_the_cube_model_still_works() -> None:
-    """``gbot.cube.cubeful`` (the old path) forwards the cube core's kernels and names."""
-    import importlib
-
-    from gbot.core import cubemath
-
-    old = importlib.import_module("gbot.cube.cubeful")
-    assert old.cube_values is cubemath.cube_values
-    assert (old.CENTRE, old.ME, old.OPPONENT) == (cubemath.OWNER_CENTRE, cubemath.OWNER_ME,
-                                                  cubemath.OWNER_OPPONENT)
-    for name in old.__all__:
-        assert hasattr(old, name), name

@@ -17,6 +17,7 @@ import pytest
 
 from gbot.cube.cubeful import CubeContext, CubefulEquities, Owner, Probs, check_probs, cubeful_many
 from gbot.errors import GbotError
+from gbot.game.match import Rules
 from tests.oracle.cubemodel import Model, cubeful_model
 
 
@@ -47,12 +48,12 @@ def _context(rng: random.Random) -> CubeContext | None:
         if crawford:
             owner = Owner.CENTRE
     try:
+        rules = Rules(cube_enabled=rng.random() > 0.1, cube_cap=rng.choice([0, 0, 2, 4, 8, 64]),
+                      end_mode=rng.choice(["backgammons", "gammons", "single"]),
+                      jacoby=length == 0 and rng.random() < 0.4)
         return CubeContext(
             match_length=length, away=away, opp_away=opp_away, cube=cube, owner=owner,
-            crawford=crawford, cube_enabled=rng.random() > 0.1,
-            cube_cap=rng.choice([0, 0, 2, 4, 8, 64]),
-            end_mode=rng.choice(["backgammons", "gammons", "single"]),
-            jacoby=length == 0 and rng.random() < 0.4,
+            crawford=crawford, rules=rules,
             cube_life=rng.choice([0.68, 0.6, 0.0, 1.0, 0.65, rng.random()]))
     except GbotError:
         return None

@@ -51,8 +51,8 @@ def _money_contexts() -> list[CubeContext]:
             ("backgammons", "gammons", "single"), (1, 2, 8)):
         if owner == Owner.CENTRE and cube != 1:
             continue
-        out.append(CubeContext(cube=cube, owner=owner, jacoby=jacoby, beavers=beavers,
-                               end_mode=end_mode))
+        out.append(CubeContext(cube=cube, owner=owner,
+                               rules=Rules(jacoby=jacoby, beavers=beavers, end_mode=end_mode)))
     return out
 
 
@@ -77,7 +77,7 @@ def test_money_values_are_decide_figures() -> None:
 
 def test_money_values_refuse_capped_cubes() -> None:
     with pytest.raises(ValueError, match="cube cap"):
-        money_values(np.array([[0.5, 0, 0, 0, 0]]), [0.68], CubeContext(cube_cap=8))
+        money_values(np.array([[0.5, 0, 0, 0, 0]]), [0.68], CubeContext(rules=Rules(cube_cap=8)))
 
 
 def test_cube_lives_are_board_cube_life() -> None:
@@ -92,10 +92,10 @@ def test_dead_values() -> None:
     with a centred cube), or the match's cubeless winning chance."""
     probs = _random_probs(np.random.default_rng(11), 30)
     for end_mode in ("backgammons", "gammons", "single"):
-        ctx = CubeContext(cube=4, owner=Owner.ME, end_mode=end_mode)
+        ctx = CubeContext(cube=4, owner=Owner.ME, rules=Rules(end_mode=end_mode))
         want = [money_equity(tuple(r), end_mode) for r in probs]  # type: ignore[arg-type]
         assert dead_values(probs, ctx) == pytest.approx(want, abs=1e-12)
-    jacoby = CubeContext(jacoby=True)
+    jacoby = CubeContext(rules=Rules(jacoby=True))
     assert dead_values(probs, jacoby) == pytest.approx(2 * probs[:, 0] - 1, abs=1e-12)
     for ctx in (CubeContext(match_length=7, away=4, opp_away=2),
                 CubeContext(match_length=7, away=1, opp_away=5, crawford=True),

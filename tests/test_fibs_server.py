@@ -390,9 +390,9 @@ def test_crawford_game_has_no_cube(server: FibsServer) -> None:
     a.send(f"move {'1' if c > 0 else '24'}-off")
     exact(a, "You win the game and get 2 points. Congratulations!")
     exact(a, "score in 3 point match: alice-2 bob-0")
-    a.send("join")
+    server.script_dice([6, 1])       # alice opens with 6-1 (scripted before the joins: the
+    a.send("join")                   # second join starts the game and rolls at once)
     b.send("join")
-    server.script_dice([6, 1])                               # alice opens with 6-1
     exact(a, "It's your turn to move.")
     fb = next_board(a)
     assert fb.crawford_game and not fb.post_crawford and fb.may_double == (True, True)

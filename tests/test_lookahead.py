@@ -21,6 +21,7 @@ from gbot.cube.lookahead import (
 )
 from gbot.errors import CubeError
 from gbot.eval.evaluator import Evaluator
+from gbot.game.match import Rules
 
 
 def _reference(probs: tuple[float, ...], life: float, ctx: CubeContext) -> float:
@@ -39,10 +40,10 @@ def _random_probs(rng: np.random.Generator) -> tuple[float, ...]:
 
 CONTEXTS = [
     CubeContext(),
-    CubeContext(cube=2, owner=Owner.ME, jacoby=True, beavers=True),
-    CubeContext(cube=2, owner=Owner.OPPONENT, beavers=True),
-    CubeContext(cube=2, owner=Owner.ME, cube_cap=8),               # capped money
-    CubeContext(cube=8, owner=Owner.OPPONENT, cube_cap=8),         # capped, cannot double
+    CubeContext(cube=2, owner=Owner.ME, rules=Rules(jacoby=True, beavers=True)),
+    CubeContext(cube=2, owner=Owner.OPPONENT, rules=Rules(beavers=True)),
+    CubeContext(cube=2, owner=Owner.ME, rules=Rules(cube_cap=8)),               # capped money
+    CubeContext(cube=8, owner=Owner.OPPONENT, rules=Rules(cube_cap=8)),  # capped, cannot double
     CubeContext(match_length=7, away=4, opp_away=2, cube=2, owner=Owner.ME),
     CubeContext(match_length=5, away=3, opp_away=5),
     CubeContext(match_length=5, away=1, opp_away=3, crawford=True),  # cannot double

@@ -174,3 +174,32 @@ def test_variation_ids_live_gnubg() -> None:
                              text=True, timeout=120).stdout
     got = dict(line.split()[1:3] for line in out.splitlines() if line.startswith("VAR "))
     assert got == VARIATION_IDS
+
+
+def test_beaver_rule_has_one_owner_and_its_kernel_twin_agrees() -> None:
+    """``MatchState.beaver_allowed`` is the rule (money, beavers on, the cube in use, room for
+    the redouble); the engine and the compiled answers give the same verdict on every case."""
+    from gbot.core.cubemath import beaver_allowed
+    from gbot.engine.engine import Engine
+
+    engine = Engine(evaluator=None)
+    seen = set()
+    for length in (0, 5):
+        for beavers in (False, True):
+            for enabled in (False, True):
+                for cap in (0, 4, 8):
+                    for cube in (1, 2, 4, 8):
+                        rules = Rules(beavers=beavers, cube_enabled=enabled, cube_cap=cap)
+                        if cube > rules.max_cube:
+                            continue
+                        owner = CENTRE if cube == 1 else 0
+                        s = replace(MatchState(match_length=length, rules=rules),
+                                    cube_value=cube, cube_owner=owner)
+                        want = (length == 0 and beavers and enabled
+                                and cube * 4 <= (cap or MAX_CUBE))
+                        assert s.beaver_allowed is want
+                        assert engine.may_beaver(s) is want
+                        assert bool(beaver_allowed(length == 0, beavers, enabled, cube,
+                                                   rules.max_cube)) is want
+                        seen.add(want)
+    assert seen == {False, True}

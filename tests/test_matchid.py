@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 
 import gbot
 from gbot.errors import MatchIdError
-from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.match import (
+    CENTRE,
+    GameState,
+    MatchState,
+    Rules,
+    match_id_fields,
+    state_from_match_id,
+)
 from gbot.game.notations import match_id
 from gbot.game.notations.match_id import MatchIdFields
 from tests.conftest import gnubg_binary, read_jsonl, run_gnubg_script, shared_path
@@ -79,7 +86,7 @@ def test_every_vector_through_match_state() -> None:
         assert state.resign_offered == f["resigned"]
         assert sorted(state.dice) == sorted(f["dice"])
         assert state.rules.jacoby == bool(f["jacoby"])
-        assert match_id.from_state(match_id.to_state(match_id.decode(mid))) == match_id.decode(mid)
+        assert match_id_fields(state_from_match_id(match_id.decode(mid))) == match_id.decode(mid)
 
 
 def test_dice_order_quirk() -> None:
@@ -100,11 +107,11 @@ def test_jacoby_bit_is_inverted() -> None:
 
 def test_to_state_keeps_other_rules_and_infers_crawford_done() -> None:
     rules = Rules(beavers=True, cube_cap=64)
-    s = match_id.to_state(match_id.decode("MAEAAAAAAAAA"), rules)
+    s = state_from_match_id(match_id.decode("MAEAAAAAAAAA"), rules)
     assert s.rules == replace(rules, jacoby=True)
-    assert match_id.to_state(match_id.decode("sAGgAcAAAAAE")).crawford_done  # Crawford game
-    assert match_id.to_state(match_id.decode("QQmrAQAAYAAE")).crawford_done  # post-Crawford
-    assert not match_id.to_state(match_id.decode("QYnqACAAIAAE")).crawford_done
+    assert state_from_match_id(match_id.decode("sAGgAcAAAAAE")).crawford_done  # Crawford game
+    assert state_from_match_id(match_id.decode("QQmrAQAAYAAE")).crawford_done  # post-Crawford
+    assert not state_from_match_id(match_id.decode("QYnqACAAIAAE")).crawford_done
 
 
 @st.composite
@@ -296,19 +303,21 @@ def test_random_fields_agree_with_live_gnubg(tmp_path: Path) -> None:
 
 
 def test_matchid_does_not_import_the_match_model() -> None:
-    """:mod:`gbot.game.notations.match_id` stands below :mod:`gbot.game.match` (no import cycle; see
-    tests/test_import_graph.py): it imports nothing of :mod:`gbot.game.match` outside
-    ``TYPE_CHECKING``, and its old names ``to_state``/``from_state`` are the match model's
-    conversions (bound there by :mod:`gbot.game.match`)."""
+    """:mod:`gbot.game.notations.match_id` stands below :mod:`gbot.game.match` (no import cycle;
+    see tests/test_import_graph.py): it imports nothing of the match model, not even for type
+    checking, and has no names bound into it by another module."""
     import gbot.game.match
     from tests.test_import_graph import imports
 
-    source = Path(__file__).resolve().parents[1] / "gbot" / "notations" / "match_id.py"
-    for node in imports(ast.parse(source.read_text())):
-        names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-        assert "gbot.game.match" not in names, ast.unparse(node)
-    assert match_id.to_state is gbot.game.match.state_from_match_id
-    assert match_id.from_state is gbot.game.match.match_id_fields
+    source = Path(match_id.__file__).resolve()
+    tree = ast.parse(source.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = ([node.module] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names])
+            assert "gbot.game.match" not in names, ast.unparse(node)
+    assert list(imports(tree))
+    assert not hasattr(match_id, "to_state") and not hasattr(match_id, "from_state")
     assert match_id.CENTRE is gbot.game.match.CENTRE == -1
     with pytest.raises(AttributeError):
         _ = match_id.no_such_name  # type: ignore[attr-defined]

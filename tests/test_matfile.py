@@ -306,3 +306,40 @@ def test_gnubg_imports_our_money_sessions(tmp_path: Path) -> None:
         assert summary == _summary(ref.record)
         assert _trim(moves) == _trim(_moves(ref.record))
         assert final == ref.state.score
+
+
+# --------------------------------------------------------------------------- hostile numbers
+
+_GAME1 = (Path(__file__).parent / "data" / "gnubg_3pt.mat").read_text().split(" Game 2\n")[0]
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    # numbers int() reads or chokes on: other scripts' digits, thousands of digits
+    (" \u0663 point match\n", "point match"),
+    (_GAME1.replace(" 3 point match", " 32767 point match"), "from 0 to 64, got '32767'"),
+    (_GAME1.replace(" 3 point match", " 99999999 point match"), "match length"),
+    (_GAME1.replace(" Doubles => 2", " Doubles => " + "9" * 5000), "characters long"),
+    (_GAME1.replace(" Doubles => 2", " Doubles => " + "9" * 900), "cube value"),
+    (_GAME1.replace("Wins 1 point", "Wins " + "9" * 5000 + " points"), "characters long"),
+    (_GAME1.replace("Wins 1 point", "Wins " + "9" * 900 + " points"), "points won"),
+    (_GAME1.replace(" Game 1", " Game " + "9" * 5000), "characters long"),
+    (_GAME1.replace(" Game 1", " Game " + "9" * 900), "game number"),
+    (_GAME1.replace("gbot : 0", "gbot : " + "9" * 900), "score"),
+    (_GAME1.replace("32: 24/21 13/11", "\u0663\u0662: 24/21 13/11"), "unexpected"),
+    (_GAME1.replace(" gbot : 0", " " + "g" * 2000 + " : 0"), "characters long"),
+])
+def test_hostile_numbers_and_lines_are_match_file_errors(text: str, needle: str) -> None:
+    with pytest.raises(MatchFileError) as exc:
+        matfile.loads(text)
+    msg = str(exc.value)
+    assert needle in msg and "\n" not in msg and len(msg) < 300, msg
+
+
+def test_read_refuses_a_file_over_the_size_limit(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "m.mat"
+    path.write_text(_GAME1)
+    monkeypatch.setattr(matfile, "MAX_BYTES", 100)
+    with pytest.raises(MatchFileError, match=rf"is {len(_GAME1.encode()):,} bytes, more than "
+                                             r"the 100 bytes a match file may have"):
+        matfile.read(path)

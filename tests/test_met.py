@@ -13,9 +13,9 @@ from gbot.cube.met import (
     MatchEquityTable,
     default_table,
     equity_to_mwc,
-    generate,
     mwc_to_equity,
 )
+from gbot.cube.metgen import generate
 from gbot.errors import MatchEquityError
 
 GNUBG_XML = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")

@@ -73,3 +73,46 @@ def test_gnubg_loads_our_sgf(tmp_path: Path) -> None:
         assert _trim(moves) == _trim(ours)
         assert final == ref.state.score
     assert beavers >= 3
+
+
+# --------------------------------------------------------------------------- hostile numbers
+
+_SGF = (Path(__file__).parent / "data" / "gnubg_3pt.sgf").read_text()
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    (_SGF.replace("[bs:0]", "[bs:0\u00b2]", 1), "MI bs must be an integer"),
+    (_SGF.replace("[length:3]", "[length:99999999999]", 1), "MI length must be an integer "
+                                                            "from 0 to 64"),
+    (_SGF.replace("[length:3]", "[length:\u0663]", 1), "MI length"),
+    (_SGF.replace(";W[32xumk]", ";W[\u00b32xumk]", 1), "cannot read move"),
+    (_SGF.replace("RE[B+1]", "RE[B+" + "9" * 5000 + "]", 1), "points won"),
+    ("(" * 2000 + ")" * 2000, "nest more than"),
+])
+def test_hostile_sgf_numbers_are_match_file_errors(text: str, needle: str) -> None:
+    from gbot.records import sgf_read
+
+    with pytest.raises(MatchFileError) as exc:
+        sgf_read.loads(text)
+    assert needle in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_sgf_dice_of_other_scripts_are_no_dice() -> None:
+    from gbot.records import sgf_read
+
+    # was a bare ValueError from int('²'); a DI that is no two ASCII digits is not read
+    tree = _SGF.split("\n(")[0]
+    last = tree.rstrip().rstrip(")")
+    try:
+        sgf_read.loads(last + "PL[W]DI[\u00b21])\n")
+    except MatchFileError:
+        pass
+
+
+def test_sgf_values_keep_their_escapes() -> None:
+    from gbot.records import sgf_read
+
+    nodes = sgf_read.parse("(;GM[6]PW[a\\]b\\\\]PB[c\\d]C[x]\n;W[31])")[0]
+    assert nodes[0]["PW"] == ["a]b\\"] and nodes[0]["PB"] == ["cd"]
+    with pytest.raises(MatchFileError, match="unterminated"):
+        sgf_read.parse("(;GM[6]PW[a\\])")

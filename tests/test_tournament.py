@@ -242,6 +242,22 @@ def test_pairing_stats_by_hand() -> None:
     assert st.ci[0] == pytest.approx(0.75 - 1.959964 * st.se, abs=1e-6)
 
 
+def test_match_win_interval_stays_a_share() -> None:
+    """The match-win rate's interval is Wilson's: within 0..1 even for few matches or all
+    won, and the normal interval's width for many."""
+    def final(unit: int, a_wins: bool) -> dict[str, Any]:
+        return {"key": [0, unit, 0], "game": 0, "seats": ["A", "B"], "winner": 0,
+                "points": 1, "a_points": 1, "kind": 1, "how": "OVER", "match_over": True,
+                "match_winner": 0 if a_wins else 1}
+
+    for recs in ([final(0, True), final(1, True), final(2, False)],
+                 [final(u, True) for u in range(3)], [final(0, False)]):
+        lo, hi = pairing_stats(recs, "A", "B", match_length=7).match_ci
+        assert 0.0 <= lo <= hi <= 1.0
+    lo, hi = pairing_stats([final(u, u % 2 == 0) for u in range(400)], "A", "B", 7).match_ci
+    assert hi - lo == pytest.approx(2 * 1.959964 * 0.5 / math.sqrt(400), rel=0.02)
+
+
 # --------------------------------------------------------------------------- runs
 
 

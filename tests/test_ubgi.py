@@ -243,3 +243,74 @@ def test_error_lines_use_the_spec_codes(evaluator: gbot.Evaluator) -> None:
     assert codes <= {"unknown_command", "bad_argument", "missing_context",
                      "unsupported_feature", "search_in_progress"}
     assert s.handle("x" * 5000)[0][0].startswith("error bad_argument")
+
+
+# --- hostile numbers (issue 34): every malformed number is a bad_argument, the session goes on
+
+
+HOSTILE_LINES = [
+    ("dice 3 ²", "die", "²"),
+    ("dice ３ 1", "die", "３"),                 # fullwidth: int() reads it, UBGI does not
+    ("dice ٣ 1", "die", "٣"),                  # Arabic-Indic
+    ("setoption name Ply value --1", "Ply", "--1"),
+    ("setoption name Seed value +-1", "Seed", "+-1"),
+    ("setoption name Threads value ¹", "Threads", "¹"),
+    ("set engine.ply ²", "engine.ply", "²"),
+    ("set engine.seed -0", "engine.seed", "-0"),
+    ("setscore +-1 0", "score", "+-1"),
+    ("setscore 0 1²", "score", "1²"),
+    ("setcube value --2 owner p0", "cube value", "--2"),
+    ("newsession type match length ²", "length", "²"),
+    ("newsession type match length 99999999999999999999999", "length", "9" * 23),
+    ("go depth --1", "depth", "--1"),
+    ("go movetime 1²", "movetime", "1²"),
+]
+
+
+@pytest.mark.parametrize(("line", "field", "bad"), HOSTILE_LINES)
+def test_a_malformed_number_is_a_bad_argument_naming_the_field(line: str, field: str,
+                                                               bad: str) -> None:
+    s = UbgiSession(lambda rules, ply: _NoEngine())
+    s.handle("newsession type match length 5")
+    out, done = s.handle(line)
+    assert not done and len(out) == 1, out
+    assert out[0].startswith(f"error bad_argument {field} must be an integer from "), out
+    assert out[0].endswith(f"got {bad!r}"), out
+    assert s.handle("setscore 1 2") == ([], False)      # still answering
+    assert s.score == (1, 2)
+
+
+_NUMBERS = st.one_of(st.sampled_from(["1", "0", "-1", "--1", "+-1", "+1", "²", "٣", "３",
+                                      "3²", "9" * 50, "0" * 50 + "1", "1e3", "-0", "¹²"]),
+                     st.text(alphabet=st.characters(categories=("Nd", "No", "Pd", "Sm")),
+                             min_size=1, max_size=4))
+_TEMPLATES = st.sampled_from([
+    "dice {} {}", "setscore {} {}", "setcube value {} owner p0", "setoption name Ply value {}",
+    "setoption name Seed value {}", "setoption name Threads value {}", "set engine.ply {}",
+    "set engine.seed {}", "newsession type match length {}", "go depth {}", "go movetime {}",
+    "go nodes {} trials {}"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEMPLATES, _NUMBERS, _NUMBERS)
+def test_commands_with_fuzzed_numbers_never_crash(template: str, a: str, b: str) -> None:
+    s = UbgiSession(lambda rules, ply: _NoEngine())
+    out, done = s.handle(template.format(a, b))
+    assert not done and all("\n" not in o for o in out)
+    assert all(o.startswith("error ") for o in out)
+
+
+def test_the_process_answers_a_hostile_number_and_reads_the_next_line() -> None:
+    proc = _gbot_ubgi()
+    try:
+        out, err = proc.communicate("dice 3 ²\nsetoption name Ply value --1\nsetscore +-1 0\n"
+                                    "ubgi\nquit\n", timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    lines = out.splitlines()
+    assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
+    assert [x.split()[:3] for x in lines[:3]] == [["error", "bad_argument", "die"],
+                                                  ["error", "bad_argument", "Ply"],
+                                                  ["error", "bad_argument", "score"]]
+    assert lines[-1] == "ubgiok"

@@ -86,3 +86,31 @@ def test_serve_warm_up_loads_the_engines_resignation_kernels() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=600, check=True).stdout.split()
     assert out[0] == "0" and int(out[1]) >= 1 and int(out[2]) >= 1
+
+
+def test_gbot_warmup_loads_every_group_and_says_so() -> None:
+    """``gbot warmup`` runs each group of kernels once and reports each group's time; after
+    it the kernel caches are complete (no notice before the next command)."""
+    from click.testing import CliRunner
+
+    from gbot.cli import main
+    from gbot.cli.warmup import cold_notice, steps
+
+    result = CliRunner().invoke(main, ["warmup", "-q"])
+    assert result.exit_code == 0, result.output
+    for name, _ in steps():
+        assert name in result.output
+    assert "kernels ready in" in result.output
+    assert cold_notice() is None
+
+
+def test_cold_kernels_are_announced_before_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    import gbot.cli.warmup as w
+    from gbot.cli import main
+
+    monkeypatch.setattr(w, "kernels_cached", lambda modules: False)
+    out = CliRunner().invoke(main, ["show", "4HPwATDgc/ABMA"])
+    assert out.exit_code == 0 and "compiling numba kernels" in out.output
+    assert "compiling" not in CliRunner().invoke(main, ["show", "--help"]).output

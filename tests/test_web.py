@@ -517,3 +517,89 @@ def test_timed_out_computations_still_count_against_the_threads(service: Service
         while app.state.limits.running and time.monotonic() < deadline:
             time.sleep(0.1)                                      # they finish
         assert app.state.limits.running == 0
+
+
+# --- hostile numbers and bodies (issue 34): a 400 with a JSON message, never a 500 --------------
+
+
+@pytest.fixture(scope="module")
+def cold_client() -> Any:
+    """A client whose service has loaded nothing: every request below is refused before the
+    engine is asked. Server errors come back as responses (a 500 is a failure, not a raise)."""
+    with TestClient(create_app(Service(rules=RULES), timeout=300),
+                    raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    (f"/move?die1=--3&die2=1&{START_QUERY}", "die1"),
+    (f"/move?die1=3&die2=1&{START_QUERY}&p5=²", "p5"),
+    (f"/move?die1=3&die2=1&{START_QUERY}&p5=%2B-1", "p5"),          # "+-1"
+    (f"/move?die1=3&die2=1&{START_QUERY}&ply=--1", "ply"),
+    (f"/move?die1=٣&die2=1&{START_QUERY}", "die1"),              # Arabic-Indic three
+    (f"/move?die1=３&die2=1&{START_QUERY}", "die1"),              # fullwidth three
+    (f"/move?die1=3&die2=1&{START_QUERY}&p24=²", "p24"),
+    (f"/eval?{START_QUERY}&x_away=--1&o_away=3", "x_away"),
+    (f"/eval?{START_QUERY}&x_away=3&o_away=٣", "o_away"),
+    (f"/move?die1=3&die2=1&{START_QUERY}&p5=" + "9" * 500, "p5"),
+])
+def test_wildbg_malformed_numbers_are_a_400(cold_client: Any, path: str, field: str) -> None:
+    r = cold_client.get(path)
+    assert r.status_code == 400, r.text
+    msg = r.json()["message"]
+    assert msg.startswith(f"{field} must be an integer") and "\n" not in msg, msg
+    assert len(msg) < 200
+
+
+@pytest.mark.parametrize(("route", "body", "field"), [
+    ("/hint", {"position": START, "count": "--5"}, "count"),
+    ("/hint", {"position": START, "dice": "³1"}, "dice"),
+    ("/hint", {"position": START, "dice": ["٣", 1]}, "die1"),
+    ("/hint", {"position": START, "ply": "--1"}, "ply"),
+    ("/cube", {"position": START, "ply": "²"}, "ply"),
+    ("/rollout", {"position": START, "trials": "--4"}, "trials"),
+    ("/rollout", {"position": START, "seed": "+-4"}, "seed"),
+])
+def test_native_malformed_numbers_are_a_400(cold_client: Any, route: str, body: dict[str, Any],
+                                            field: str) -> None:
+    r = cold_client.post(route, json=body)
+    assert r.status_code == 400, r.text
+    msg = r.json()["message"]
+    assert msg.startswith(field) and "\n" not in msg, msg
+
+
+def test_a_deeply_nested_body_is_a_400_json(cold_client: Any) -> None:
+    from gbot.adapters.web.app import MAX_JSON_DEPTH
+
+    for raw in (b"[" * 15_000, b'{"position": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                b'{"rules": ' + b'{"a": ' * 2000 + b"1" + b"}" * 2001):
+        r = cold_client.post("/hint", content=raw)
+        assert r.status_code == 400, r.text[:200]
+        assert r.headers["content-type"] == "application/json"
+        assert f"at most {MAX_JSON_DEPTH}" in r.json()["message"]
+    # nesting just within the bound is parsed and judged by its content; brackets inside
+    # strings do not count
+    within = b'{"position": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "rules": ' + \
+        b"[" * (MAX_JSON_DEPTH - 1) + b"]" * (MAX_JSON_DEPTH - 1) + b"}"
+    r = cold_client.post("/hint", content=within)
+    assert r.status_code == 400 and "rules must be an object" in r.json()["message"]
+
+
+_VALUES = st.one_of(st.integers(-20, 20).map(str),
+                    st.text(alphabet=st.characters(categories=("Nd", "No", "Pd", "Sm", "Zs")),
+                            max_size=4),
+                    st.sampled_from(["--1", "+-1", "-+1", "²", "³1", "٣", "３", "1²", "9" * 50]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from([f"p{i}" for i in range(26)] + [
+    "die1", "die2", "x_away", "o_away", "ply"]), _VALUES, max_size=8))
+def test_query_parsing_raises_request_errors_only(params: dict[str, str]) -> None:
+    from gbot.adapters.web.service import RequestError, parse_away, parse_dice, parse_pips
+
+    for parse in (lambda: parse_pips(params), lambda: parse_away(params),
+                  lambda: parse_dice(params.get("die1"), params.get("die2"))):
+        try:
+            parse()
+        except RequestError as exc:
+            assert str(exc) and "\n" not in str(exc)

@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 import gbot
 from gbot.core.board import START, from_gnubg
 from gbot.errors import XgidError
-from gbot.game.match import CENTRE, GameState, MatchState, Rules
+from gbot.game.match import (
+    CENTRE,
+    GameState,
+    MatchState,
+    Rules,
+    state_from_match_id,
+)
 from gbot.game.notations import match_id
 from gbot.game.notations.match_id import MatchIdFields
 from gbot.game.notations.xgid import as_loaded_by_gnubg, format_xgid, parse_xgid
@@ -86,7 +92,7 @@ def test_match_vectors() -> None:
         assert loaded.match_id() == rec["xgid_parsed_by_gnubg_to"], rec["description"]
         # formatting back, from the parsed state and from the vector's own fields
         assert format_xgid(pos, state) == rec["xgid"]
-        assert format_xgid(pos, match_id.to_state(_fields(rec))) == rec["xgid"]
+        assert format_xgid(pos, state_from_match_id(_fields(rec))) == rec["xgid"]
 
 
 def _fields(rec: dict[str, Any]) -> MatchIdFields:

@@ -341,7 +341,7 @@ def _decide(session: Session, engine: Engine, fb: FibsBoard, pos: Position, rule
     if question == "take_or_drop":
         state = _state(fb, rules, opts)
         answer = engine.respond_double(pos, state)
-        if answer == "beaver" and not _beaver_allowed(state):
+        if answer == "beaver" and not state.beaver_allowed:
             return "take"
         return answer if answer in ("take", "drop", "beaver") else "take"
     if question == "move" and not engine.may_resign(pos):
@@ -397,13 +397,6 @@ def _track_score(session: Session, score: tuple[int, int]) -> None:
     if session.game_score != score:
         session.game_score = score
         session.declined = 0
-
-
-def _beaver_allowed(state: MatchState) -> bool:
-    """Money play with beavers on and room on the cube for the redouble."""
-    r = state.rules
-    return (state.match_length == 0 and r.beavers and r.cube_enabled
-            and state.cube_value * 4 <= r.max_cube)
 
 
 def _evaluation(engine: Engine, pos: Position, state: MatchState, opts: _Options) -> str:

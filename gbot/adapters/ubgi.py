@@ -38,8 +38,9 @@ from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from gbot.engine.engine import Engine
-from gbot.errors import GbotError
+from gbot.errors import FieldError, GbotError
 from gbot.eval.evaluator import Evaluator
+from gbot.game.fields import parse_choice, parse_int
 from gbot.game.match import CENTRE, MatchState, Rules
 from gbot.game.match import MAX_MATCH_LENGTH as MAX_LENGTH
 from gbot.game.notations.xgid import parse_xgid
@@ -84,18 +85,15 @@ def _on_off(text: str, name: str) -> bool:
 
 
 def _integer(text: str, name: str, lo: int, hi: int) -> int:
-    if not text.lstrip("+-").isdigit() or len(text) > 9:
-        raise UbgiError("bad_argument", f"{name} must be an integer, got {text!r}")
-    v = int(text)
-    if not lo <= v <= hi:
-        raise UbgiError("bad_argument", f"{name} must be {lo} to {hi}, got {v}")
-    return v
+    """:func:`gbot.game.fields.parse_int`, refused as the protocol's ``bad_argument``."""
+    try:
+        return parse_int(text, name, lo, hi)
+    except FieldError as exc:
+        raise UbgiError("bad_argument", str(exc)) from None
 
 
 def _player(text: str) -> int:
-    if text not in ("p0", "p1"):
-        raise UbgiError("bad_argument", f"a player is p0 or p1, got {text!r}")
-    return int(text[1])
+    return ("p0", "p1").index(parse_choice(text, "a player", ("p0", "p1")))
 
 
 @dataclass(frozen=True)
@@ -112,15 +110,14 @@ class _Option:
     minor: bool = False
     help: str = ""
 
-    def parse(self, text: str) -> Any:
+    def parse(self, text: str, label: str | None = None) -> Any:
+        """The value of ``text``; errors name ``label`` (default: the v0.1 name)."""
+        name = label or self.name
         if self.kind == "spin":
-            return _integer(text, self.name, self.lo, self.hi)
+            return _integer(text, name, self.lo, self.hi)
         if self.kind == "check":
-            return _on_off(text, self.name)
-        if text not in self.choices:
-            raise UbgiError("bad_argument", f"{self.name} must be one of "
-                                            f"{'|'.join(self.choices)}, got {text!r}")
-        return text
+            return _on_off(text, name)
+        return parse_choice(text, name, self.choices)
 
     def option_line(self) -> str:
         line = f"option name {self.name} type {self.kind} default {self.default}"
@@ -247,7 +244,7 @@ class UbgiSession:
         opt = _BY_KEY.get(key)
         if opt is None:
             raise UbgiError("unsupported_feature", f"no key {key!r}")
-        self.values[opt.name] = opt.parse(value)
+        self.values[opt.name] = opt.parse(value, key)
         return []
 
     def _get(self, args: list[str]) -> list[str]:

@@ -27,7 +27,7 @@ import concurrent.futures as cf
 import math
 import multiprocessing
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from gbot.core.board import flip_py
 from gbot.cube import context_from_state, cube_decision
 from gbot.cube.cubeful import cubeful_mwc
 from gbot.cube.decision import board_cube_life
+from gbot.cube.met import default_table
 from gbot.errors import GbotError
 from gbot.eval.evaluator import Evaluator, equities, invert
 from gbot.game.match import GameState, MatchState
@@ -158,15 +159,17 @@ class Analysis:
     games: int
 
     def luck_adjusted(self) -> float:
-        """Player 0's result with both players' luck taken out: money, points per game;
-        match, the match winning chance (actual 1 or 0, less the luck in MWC)."""
+        """Player 0's result with both players' luck taken out, as gnubg reports it: money,
+        points per game; match, the match winning chance: the actual result (1 or 0, or for an
+        unfinished match the winning chance at its last score) less player 0's luck and plus
+        player 1's, both in MWC."""
         p0, p1 = self.players
         if self.match_length == 0:
             g = max(self.games, 1)
             return (self.points[0] - self.points[1] - (p0.luck - p1.luck)) / g
-        won = 1.0 if self.final_score[0] >= self.match_length else (
-            0.0 if self.final_score[1] >= self.match_length else 0.5)
-        return won - (p0.luck_mwc - p1.luck_mwc) / 2.0
+        n = self.match_length
+        result = default_table().mwc(n - self.final_score[0], n - self.final_score[1])
+        return result - (p0.luck_mwc - p1.luck_mwc)
 
     def to_json(self) -> dict[str, Any]:
         """Everything as plain data."""
@@ -472,20 +475,30 @@ def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,
                     record.final_score, (points[0], points[1]), n)
 
 
+MAX_GAMES = 1000
+"""Most games :func:`read_match` takes from one file (a long money session; split longer ones)."""
+MAX_ENTRIES = 100_000
+"""Most moves and cube actions (SGF: nodes) :func:`read_match` takes from one file, about a
+thousand long games."""
+
+
 def read_match(path: str) -> MatchRecord:
-    """A ``.mat`` or ``.sgf`` file's record (by its extension, else by its content)."""
+    """A ``.mat`` or ``.sgf`` file's record (by its extension, else by its content).
+
+    Refused with a :class:`~gbot.errors.MatchFileError` before any play is replayed: a file
+    over :data:`gbot.records.matfile.MAX_BYTES` bytes (no more than that is read), a match
+    longer than :data:`gbot.game.match.MAX_MATCH_LENGTH`, more than :data:`MAX_GAMES` games
+    or :data:`MAX_ENTRIES` moves and cube actions."""
     from pathlib import Path
 
+    from gbot.errors import MatchFileError
+    from gbot.game.fields import read_bounded
 
     p = Path(path)
-    if p.suffix.lower() == ".sgf":
-        return sgf_read.read(p)
-    if p.suffix.lower() == ".mat":
-        return matfile.read(p)
-    head = p.read_text(encoding="utf-8", errors="replace")[:200].lstrip()
-    return sgf_read.read(p) if head.startswith("(") else matfile.read(p)
-
-
-def with_names(a: Analysis, names: tuple[str, str]) -> Analysis:
-    """``a`` with other player names."""
-    return replace(a, names=names)
+    data = read_bounded(p, matfile.MAX_BYTES, "match file", MatchFileError)
+    text = data.decode("utf-8", errors="replace")
+    suffix = p.suffix.lower()
+    sgf = suffix == ".sgf" or (suffix != ".mat" and text[:200].lstrip().startswith("("))
+    if sgf:
+        return sgf_read.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES)
+    return matfile.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES)

@@ -51,8 +51,7 @@ def _ctx(base: CubeContext, root_moves: bool, cube: int, owner_root: int,
     owner = Owner.CENTRE if owner_root < 0 else (
         Owner.ME if (owner_root == 0) == root_moves else Owner.OPPONENT)
     if root_moves:
-        return replace(base, cube=cube, owner=owner, cube_life=life,
-                       jacoby=base.jacoby)
+        return replace(base, cube=cube, owner=owner, cube_life=life)
     return replace(base, cube=cube, owner=owner, cube_life=life, away=base.opp_away,
                    opp_away=base.away)
 

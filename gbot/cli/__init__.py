@@ -14,19 +14,35 @@ import click
 
 from gbot.cli.logs import check_log_file, setup_logging
 from gbot.cli.rules import rule_options
+from gbot.cli.warmup import cold_notice, warmup_command
 from gbot.engine.engine import Engine
 from gbot.errors import GbotError
 from gbot.game.match import Rules
-from gbot.game.variations import checkers_per_side
+from gbot.game.variations import VARIATIONS, checkers_per_side
 from gbot.version import __version__
 
 __all__ = ["main"]
 
 
-@click.group()
+class _Gbot(click.Group):
+    """The ``gbot`` group: remembers whether the command line asks for help, so that the
+    first-run notice is not printed before a help text."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["gbot.help"] = "--help" in args or "-h" in args
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Gbot)
 @click.version_option(__version__, prog_name="gbot")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """gbot, a backgammon bot for GNU Backgammon's external-player protocol and FIBS."""
+    if (ctx.invoked_subcommand not in (None, "warmup") and not ctx.resilient_parsing
+            and not ctx.meta.get("gbot.help")):
+        notice = cold_notice()
+        if notice:
+            click.echo(notice, err=True)
 
 
 def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -47,9 +63,8 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
               help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
                    "static cube model, fastest).")
-@rule_options
-@click.option("--variation", type=click.Choice(["auto", "standard", "nackgammon", "hyper1",
-                                               "hyper2", "hyper3"]),
+@rule_options()
+@click.option("--variation", type=click.Choice(["auto", *VARIATIONS]),
               default="auto", show_default=True,
               help="The variation gnubg plays (its checkers a side); auto reads it from\n"
                    "each board line, any other value refuses lines of other counts.")
@@ -116,3 +131,5 @@ from gbot.cli.analysis import COMMANDS as _ANALYSIS  # noqa: E402
 
 for _cmd in _ANALYSIS:
     main.add_command(_cmd)
+
+main.add_command(warmup_command)

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
-from gbot.cli.rules import BEAVERS, CUBE_CAP, END_MODE, JACOBY, NO_CUBE
+from gbot.cli.rules import rule_options
 from gbot.engine.engine import Engine
 from gbot.engine.hints import cube_hint, play_hints, take_hint
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
@@ -409,21 +409,12 @@ def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> Non
 @click.option("--name", default="you", show_default=True, help="Your name in the match file.")
 @click.option("--save", "save_paths", multiple=True, type=click.Path(dir_okay=False),
               help="Write the match to this .mat or .sgf file (repeatable).")
-@JACOBY
-@BEAVERS
-@NO_CUBE
-@CUBE_CAP
-@END_MODE
+@rule_options("jacoby", "beavers", "cube_enabled", "cube_cap", "end_mode")
 def play(length: int, ply: int, seed: int | None, name: str, save_paths: tuple[str, ...],
-         jacoby: bool, beavers: bool, no_cube: bool, cube_cap: str, end_mode: str) -> None:
+         rules: Rules) -> None:
     """Play a match against gbot in the terminal (type help at any prompt)."""
 
-    try:
-        rules = Rules(cube_enabled=not no_cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                      jacoby=jacoby and length == 0 and not no_cube,
-                      beavers=beavers and length == 0 and not no_cube)
-    except GbotError as exc:
-        raise click.BadParameter(str(exc)) from None
+    rules = rules.in_force(length)
     engine = Engine(ply=ply, rules=rules)
 
     def ask(prompt: str) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from gbot.cli.hint_text import cube_hint_lines, fmt_probs, pct, play_hint_lines, take_hint_lines
-from gbot.core.board import START, flip_py
-from gbot.core.movegen import legal_boards, legal_boards_batch, warm
+from gbot.cli.rules import rule_options
+from gbot.core.movegen import warm
 from gbot.engine.engine import Engine
 from gbot.engine.hints import (
     action_words,
@@ -25,10 +25,8 @@ from gbot.engine.hints import (
 from gbot.errors import GbotError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.boardtext import dice_text, draw
-from gbot.game.match import GameState, MatchState, Rules
-from gbot.game.notations.fibs_board import parse_fibs_board
-from gbot.game.notations.xgid import parse_xgid
-from gbot.game.position import Position
+from gbot.game.match import GameState, Rules
+from gbot.game.position_text import MONEY_DEFAULTS, read_situation
 
 MAX_PLY = 4
 """Deepest look-ahead the commands accept (as ``gbot serve --ply``)."""
@@ -44,43 +42,13 @@ class PositionCommand(click.Command):
         return super().parse_args(ctx, fixed)
 
 
-def read_position(text: str, match_id: str | None = None, jacoby: bool | None = None,
-                  beavers: bool | None = None) -> tuple[Any, Any]:
+def read_position(text: str, match_id: str | None = None, rules: Rules = MONEY_DEFAULTS,
+                  forced: tuple[str, ...] = ()) -> tuple[Any, Any]:
     """A Position (seen by the player on roll) and a MatchState from what a gnubg user has at
-    hand: a Position ID, gnubg's ``PID:MatchID`` pair, an XGID (with or without ``XGID=``) or
-    a FIBS ``board:`` line. Money rules: Jacoby and beavers on (gnubg's defaults) unless an
-    XGID says otherwise or ``jacoby``/``beavers`` are given."""
-    import numpy as np
-
-
-    s = text.strip()
-    if s.lower().startswith("board:"):
-        if match_id:
-            raise GbotError("a board: line carries its own score and cube; drop --match-id")
-        fb = parse_fibs_board(s)
-        rules = Rules(jacoby=True if jacoby is None else jacoby,
-                           beavers=True if beavers is None else beavers)
-        state = fb.match_state(rules)
-        return Position(np.array(state.board, dtype=np.int8)), state
-    if s.upper().startswith("XGID=") or s.count(":") == 9:
-        if match_id:
-            raise GbotError("an XGID carries its own score and cube; drop --match-id")
-        pos, state = parse_xgid(s)
-        r = state.rules
-        if jacoby is not None or beavers is not None:
-            r = replace(r, jacoby=r.jacoby if jacoby is None else jacoby,
-                        beavers=r.beavers if beavers is None else beavers)
-        return pos, replace(state, rules=r)
-    if ":" in s:
-        if match_id:
-            raise GbotError(f"give the Match ID once, not in {text!r} and --match-id")
-        s, match_id = s.split(":", 1)
-    rules = Rules(jacoby=True if jacoby is None else jacoby,
-                       beavers=True if beavers is None else beavers)
-    pos = Position.from_id(s)
-    state = (MatchState.from_match_id(match_id, rules) if match_id
-             else MatchState(rules=rules))
-    return pos, state
+    hand (:func:`gbot.game.position_text.read_situation`): gnubg's money defaults, an XGID's
+    own switches unless ``forced`` names them."""
+    sit = read_situation(text, rules, match_id, forced=forced)
+    return sit.position, sit.state
 
 
 def parse_dice(text: str | None) -> tuple[int, int] | None:
@@ -93,12 +61,13 @@ def parse_dice(text: str | None) -> tuple[int, int] | None:
     return int(digits[0]), int(digits[1])
 
 
-def _read_unfinished(position: str, match_id: str | None, jacoby: bool | None,
-                     beavers: bool | None) -> tuple[Any, Any] | None:
+def _read_unfinished(position: str, match_id: str | None, rules: Rules,
+                     forced: tuple[str, ...]) -> tuple[Any, Any] | None:
     """The position and state of a hint request, or None (after saying so) when the game or
     match is already over."""
-    pos, state = read_position(position, match_id, jacoby, beavers)
-    over = _game_over_line(state)
+    pos, state = read_position(position, match_id, rules, forced)
+    over = _game_over_line(state) or (
+        "the game is over in this position; nothing to decide" if pos.is_over() else None)
     if over:
         click.echo(over)
         return None
@@ -120,24 +89,13 @@ def _game_over_line(state: Any) -> str | None:
     return f"{words.get(gs, 'the game is over')}; nothing to decide"
 
 
-def _engine(ply: int, state: Any) -> Any:
-    return Engine(ply=ply, rules=state.rules)
+def _engine(ply: int, state: Any, cube_ply: int | None = None) -> Any:
+    return Engine(ply=ply, rules=state.rules, cube_ply=cube_ply)
 
 
-_rules_options = [
-    click.option("--jacoby/--no-jacoby", default=None,
-                 help="Money: gammons count only once the cube was turned "
-                      "[default: on, as gnubg; an XGID's own rules field]."),
-    click.option("--beavers/--no-beavers", default=None,
-                 help="Money: the doubled side may beaver [default: on, as gnubg; an XGID's "
-                      "own rules field]."),
-]
-
-
-def _with_rules(f: Any) -> Any:
-    for opt in reversed(_rules_options):
-        f = opt(f)
-    return f
+_CUBE_PLY = click.option(
+    "--cube-ply", type=click.IntRange(0, MAX_PLY), default=None,
+    help="Look-ahead of the cube decision [default: --ply, at least 2, as gbot plays].")
 
 
 _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an XGID (with or "
@@ -156,21 +114,23 @@ _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an X
               help="Roll the candidates (or the cube decision) out (gbot.analysis.rollout).")
 @click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True,
               help="With --rollout: games per candidate.")
-@_with_rules
+@_CUBE_PLY
+@rule_options("jacoby", "beavers", position=True)
 def hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
-         rollout: bool, trials: int, jacoby: bool | None, beavers: bool | None) -> None:
+         rollout: bool, trials: int, cube_ply: int | None, rules: Rules,
+         forced: tuple[str, ...]) -> None:
     """What gbot would do in POSITION: its plays of DICE ranked as it ranks them, or the cube
     decision (no dice), or the answer to a pending double or resignation."""
 
     if rollout:
-        _rollout_hint(position, dice, match_id, ply, count, trials, jacoby, beavers)
+        _rollout_hint(position, dice, match_id, ply, count, trials, rules, forced)
         return
     try:
-        read = _read_unfinished(position, match_id, jacoby, beavers)
+        read = _read_unfinished(position, match_id, rules, forced)
         if read is None:
             return
         pos, state = read
-        engine = _engine(ply, state)
+        engine = _engine(ply, state, cube_ply)
         roll = _roll_of(dice, state)
         if state.resign_offered:
             r = resign_hint(engine, pos, state)
@@ -198,13 +158,14 @@ def hint(position: str, dice: str | None, match_id: str | None, ply: int, count:
 
 
 def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
-                  trials: int, jacoby: bool | None, beavers: bool | None) -> None:
+                  trials: int, rules: Rules, forced: tuple[str, ...]) -> None:
     """``hint --rollout``: the candidates (or the cube decision) rolled out, gbot's play
     marked; ranked by the rollout's cubeful figures."""
     from gbot.analysis.rollout import Rollout, RolloutSettings
+    from gbot.cli.hint_text import SE_NOTE
 
     try:
-        read = _read_unfinished(position, match_id, jacoby, beavers)
+        read = _read_unfinished(position, match_id, rules, forced)
         if read is None:
             return
         pos, state = read
@@ -226,6 +187,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
             words = (action_words(c.action, c.response) if c.can_double
                      else "No double possible")
             click.echo(f"  Proper cube action: {words}")
+            click.echo(SE_NOTE)
             return
         chosen = engine.choose_play(pos, roll, st)
         rows = ro.plays(pos, roll, st, candidates=count, ply=ply)
@@ -246,6 +208,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
                    f"{res.equity:+.3f} ± {res.equity_se:.3f}")
         click.echo(f"        {fmt_probs(res.probabilities)}")
     click.echo("  * gbot's play")
+    click.echo(SE_NOTE)
 
 
 @click.command(name="eval", cls=PositionCommand, epilog=_POSITION_HELP)
@@ -253,38 +216,43 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
 @click.option("--ply", type=click.IntRange(0, MAX_PLY), default=0, show_default=True,
               help="Look-ahead (4-ply takes minutes: the cube look-ahead is not pruned).")
-@_with_rules
-def evaluate(position: str, match_id: str | None, ply: int, jacoby: bool | None,
-             beavers: bool | None) -> None:
+@_CUBE_PLY
+@rule_options("jacoby", "beavers", position=True)
+def evaluate(position: str, match_id: str | None, ply: int, cube_ply: int | None,
+             rules: Rules, forced: tuple[str, ...]) -> None:
     """Probabilities, cubeless and cubeful equity (money) or MWC and EMG (match) of
     POSITION for the side on roll, before it rolls."""
 
     try:
-        pos, state = read_position(position, match_id, jacoby, beavers)
-        engine = _engine(ply, state)
+        pos, state = read_position(position, match_id, rules, forced)
+        if pos.is_over():
+            raise GbotError("the game is over in this position; nothing to evaluate")
+        engine = _engine(ply, state, cube_ply)
         st = replace(state, player_to_act=state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         h = cube_hint(engine, pos, st)
+        p = engine.probabilities(pos, ply)
         cubeless_mwc = engine.equity(pos, st, ply, cubeful=False) if st.match_length else None
     except GbotError as exc:
         raise click.ClickException(str(exc)) from None
     mine, theirs = pos.pip_count()
-    p = h.probabilities
+    cubeless = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
     click.echo(f"{pos.id()}  {ply}-ply: {describe_state(st)}")
     click.echo(f"  pips: X {mine}, O {theirs}")
-    click.echo("             win   gammon  backg.")
+    click.echo(f"  {ply}-ply        win   gammon  backg.")
     click.echo(f"  X        {p[0]:.3f}   {p[1]:.3f}   {p[2]:.3f}")
     click.echo(f"  O        {1 - p[0]:.3f}   {p[3]:.3f}   {p[4]:.3f}")
-    click.echo(f"  cubeless equity  {h.cubeless:+.3f}")
+    click.echo(f"  cubeless equity  {cubeless:+.3f}  ({ply}-ply)")
     proper = {"no_double": 0, "too_good_take": 0, "too_good_pass": 0, "double_take": 1,
               "double_pass": 2}[h.action]
     eq = 2 * h.equities[1] if h.response == "beaver" and proper == 1 else h.equities[proper]
     if cubeless_mwc is not None and h.mwc is not None:
-        click.echo(f"  cubeless MWC     {pct(cubeless_mwc).strip()}")
-        click.echo(f"  cubeful MWC      {pct(h.mwc[proper]).strip()}   EMG {eq:+.3f}")
+        click.echo(f"  cubeless MWC     {pct(cubeless_mwc).strip()}  ({ply}-ply)")
+        click.echo(f"  cubeful MWC      {pct(h.mwc[proper]).strip()}   EMG {eq:+.3f}"
+                   f"  ({h.ply}-ply cube decision)")
     else:
-        click.echo(f"  cubeful equity   {eq:+.3f}")
-    click.echo(f"  cube: {h.words}")
+        click.echo(f"  cubeful equity   {eq:+.3f}  ({h.ply}-ply cube decision)")
+    click.echo(f"  cube ({h.ply}-ply): {h.words}")
 
 
 @click.command(cls=PositionCommand, epilog=_POSITION_HELP)
@@ -312,47 +280,103 @@ def _has_match_id(state: Any) -> bool:
 
 
 @click.command()
-@click.option("--pairs", type=click.IntRange(100, 1_000_000), default=20_000, show_default=True,
-              help="Position/roll pairs for the move-generator timing.")
+@click.option("--pairs", type=click.IntRange(100, 1_000_000), default=5_000, show_default=True,
+              help="Position/roll pairs for the move-generation row (seeded self-play mix; "
+                   "scripts/bench_movegen.py takes 100,000).")
+@click.option("--decisions", type=click.IntRange(1, 100_000), default=300, show_default=True,
+              help="Distinct contact positions for the 0-ply best-play row; the 2-ply row "
+                   "takes a tenth of that many (at least 2).")
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench(pairs: int, seed: int) -> None:
-    """Quick speed figures: move generation and batched evaluation on this machine."""
-    import numpy as np
+def bench(pairs: int, decisions: int, seed: int) -> None:
+    """Quick speed figures on this machine, each beside its target, with the context they
+    depend on (a few seconds once the kernels are compiled). Each row names the script in
+    the repository's scripts/ folder that measures it at length (most beside gnubg-nn)."""
+    from gbot.testing import bench as measure
 
-
+    t0 = time.perf_counter()
     warm()
-    rng = np.random.default_rng(seed)
-    boards: list[np.ndarray] = []
-    dice: list[tuple[int, int]] = []
-    b = START.copy()
-    while len(boards) < pairs:
-        d = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-        boards.append(b.copy())
-        dice.append(d)
-        res = legal_boards(b, *d)
-        if len(res):
-            b = res[rng.integers(len(res))]
-        b = START.copy() if not (b[1:26] > 0).any() else flip_py(b)
-    arr, darr = np.array(boards), np.array(dice)
-
-    def best_of_3(fn: Any) -> float:
-        fn()  # untimed first run: compiling or loading the kernels, first-touch memory
-        times = []
-        for _ in range(3):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-        return min(times)
-
-    results, _ = legal_boards_batch(arr, darr)
-    dt = best_of_3(lambda: legal_boards_batch(arr, darr))
-    click.echo(f"movegen: {dt / pairs * 1e6:.2f} µs per position/roll, "
-               f"{len(results) / dt:,.0f} plays/s (best of 3, after a warm-up run)")
-    ev = Evaluator()
+    networks, what = measure.load_networks(seed)
+    ev = Evaluator(networks=networks)
     ev.warm()
-    batch = results[:100_000]
-    dt = best_of_3(lambda: ev.evaluate(batch))
-    click.echo(f"0-ply evaluation: {len(batch) / dt:,.0f} positions/s (best of 3)")
+    t_warm = time.perf_counter() - t0
+    peer = measure.gnubg_nn()
+    m = measure.machine()
+
+    boards, dice = measure.make_pairs(pairs, seed)
+    t_mg, counts = measure.movegen_batch(boards, dice, 3, warmup=True)
+    n2 = max(2, decisions // 10)
+    contact, source = measure.contact_positions(decisions + n2 + 3, seed)
+    rolls = measure.seeded_rolls(len(contact), seed + 1)
+    batch = measure.evaluation_batch(contact, rolls)
+    rate = measure.evaluation_rate(networks.evaluate, batch, 3)
+    cases = list(zip(contact, rolls, strict=True))
+    warm_cases, cases0, cases2 = cases[:3], cases[3:3 + decisions], cases[3 + decisions:]
+    for ply in (0, 2):
+        for p, d in warm_cases:
+            ev.best_play(p, d, ply)
+            if peer is not None and ply == 0:
+                peer.best_move(measure.gnubg_board(p), d[0], d[1], 0)
+
+    def ours(ply: int) -> Any:
+        return lambda a: ev.best_play(a[0], a[1], ply)
+
+    def theirs(b: tuple[list[list[int]], tuple[int, int]]) -> Any:
+        return peer.best_move(b[0], b[1][0], b[1][1], 0)
+
+    t0p = measure.interleaved([(a, (measure.gnubg_board(a[0]), a[1])) for a in cases0],
+                              ours(0), theirs if peer is not None else None)
+    t2p = measure.interleaved([(a, None) for a in cases2], ours(2), None)
+
+    def verdict(key: str, figure: float, shown: str = "") -> str:
+        text = measure.TARGETS[key].verdict(figure).removeprefix("target ")
+        return text.replace(": ", f": {shown} ") if shown else text
+
+    if t0p.theirs is not None:
+        ratio = t0p.theirs / t0p.ours
+        best0 = verdict("best0", ratio, f"{ratio:.2f}x,").replace("x:", "x gnubg-nn:", 1)
+        peer_note = f"; gnubg-nn {t0p.theirs * 1e6:.1f} µs"
+    else:
+        best0 = f"{measure.TARGETS['best0'].text().removeprefix('target ')} gnubg-nn: no peer"
+        peer_note = "; gnubg-nn is not installed, so no ratio"
+    rows = [
+        ("move generation", f"{t_mg / len(boards) * 1e6:.2f} µs/pair", "(no target)",
+         "scripts/bench_movegen.py",
+         f"{counts.sum() / t_mg / 1e6:.1f} M plays/s: every legal play of each pair, "
+         f"one legal_boards_batch call"),
+        ("batch evaluation", f"{rate / 1e6:.2f} M positions/s", verdict("batch_eval", rate),
+         "scripts/bench_eval.py",
+         f"Networks.evaluate, one call over {len(batch):,} candidate results, one thread"),
+        ("0-ply best play", f"{t0p.ours * 1e6:.1f} µs/decision", best0, "scripts/bench_api.py",
+         f"Evaluator.best_play, {len(cases0):,} distinct contact positions{peer_note}"),
+        ("2-ply best play", f"{t2p.ours * 1e3:.2f} ms/decision",
+         verdict("best2_ms", t2p.ours * 1e3), "scripts/bench_api.py",
+         f"Evaluator.best_play, {len(cases2):,} distinct contact positions"),
+    ]
+    width = [max(len(r[k]) for r in rows) for k in range(3)]
+    out = [
+        "gbot bench: quick speed figures on this machine, each beside its target",
+        f"  machine    {m['cores']}, {m['cpu']}, load average {m['load']}",
+        f"  software   gbot {m['gbot']}, Python {m['python']}, numpy {m['numpy']}, "
+        f"numba {m['numba']}; one thread",
+        f"  networks   {what}: {measure.networks_summary(networks)}",
+        f"  samples    {len(boards):,} position/roll pairs of seeded self-play in a fixed mix "
+        f"(seed {seed});",
+        f"             {len(contact):,} contact positions, {source}, one roll each",
+        f"  peer       gnubg-nn {measure.gnubg_nn_version()} (0-ply row: the same positions)",
+        "  timing     wall clock: best of 3 after a warm-up call (batches), mean per decision",
+        f"             (each position once); warm-up before timing {t_warm:.2f} s",
+        "",
+        f"  {'figure':{width[0]}}  {'value':{width[1]}}  {'target':{width[2]}}  long form",
+    ]
+    for figure, value, target, script, meaning in rows:
+        out.append(f"  {figure:{width[0]}}  {value:{width[1]}}  {target:{width[2]}}  {script}")
+        out.append(f"  {'':{width[0]}}  {meaning}")
+    out += ["",
+            "  also: scripts/bench_server.py (round trips beside gnubg's server: median no "
+            "slower",
+            "        at --cube-ply 0, p99 <= 5 ms), scripts/bench_startup.py (listening <= 2 s),",
+            "        scripts/bench_rollout.py, scripts/bench_strength.py"]
+    click.echo("\n".join(out))
     sys.stdout.flush()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from gbot.cli.rules import BEAVERS, CAUCASIAN, CUBE_CAP, END_MODE, JACOBY
+from gbot.cli.rules import ALL, rule_options
 from gbot.errors import GbotError
 from gbot.game.match import MAX_MATCH_LENGTH, Rules
 
@@ -48,30 +48,13 @@ grandmaster."""
 @click.option("--backend", type=click.Choice(["process", "serial", "ray"]), default="process",
               show_default=True, help="Where games run; ray needs the optional ray package.")
 @click.option("--ray-address", default=None, help="Ray cluster address (default: local).")
-@click.option("--cube/--no-cube", default=True, show_default=True, help="Play with the cube.")
-@CUBE_CAP
-@END_MODE
-@JACOBY
-@BEAVERS
-@CAUCASIAN
-@click.option("--draw-last-roll", is_flag=True,
-              help="Draw variant: the other side gets one last roll to draw.")
-@click.option("--opener", type=click.Choice(["roll", "loser", "alternate"]), default="roll",
-              show_default=True, help="Who opens games after the first.")
-@click.option("--variation",
-              type=click.Choice(["standard", "nackgammon", "hyper1", "hyper2", "hyper3"]),
-              default="standard", show_default=True, help="Starting position.")
-@click.option("--resignation", type=click.Choice(["offer", "position"]), default="offer",
-              show_default=True, help="Resignations offered and answered (gnubg, FIBS), or "
-              "scored at once by the resigner's position (site style).")
+@rule_options(*ALL)
 @click.option("--max-games", type=click.IntRange(1), default=None,
               help="Stop (resumably) after this many new games.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def tournament(players: tuple[str, ...], scheme: str | None, length: int, games: int,
                duplicate: bool, seed: int, out: str | None, resume: str | None,
-               workers: int | None, backend: str, ray_address: str | None, cube: bool,
-               cube_cap: str, end_mode: str, jacoby: bool, beavers: bool, caucasian: bool,
-               draw_last_roll: bool, opener: str, variation: str, resignation: str,
+               workers: int | None, backend: str, ray_address: str | None, rules: Rules,
                max_games: int | None, quiet: bool) -> None:
     """Play engines against each other and report who is stronger.
 
@@ -93,12 +76,7 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
         else:
             if len(players) < 2:
                 raise click.UsageError("name two players or more (or --resume FOLDER)")
-            rules = Rules(cube_enabled=cube, cube_cap=int(cube_cap), end_mode=end_mode,
-                          # money rules; without a cube Jacoby would make every gammon single
-                          jacoby=jacoby and length == 0 and cube,
-                          beavers=beavers and length == 0 and cube, caucasian=caucasian,
-                          draw_last_roll=draw_last_roll, opener=opener, variation=variation,
-                          resignation=resignation)
+            rules = rules.in_force(length)
             config = TournamentConfig(
                 tuple(players), scheme or ("head-to-head" if len(players) == 2
                                            else "round-robin"),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import click
 
 from gbot.cli.rules import rule_options
+from gbot.cli.warmup import cold_notice, steps
 from gbot.errors import GbotError
 from gbot.game.match import Rules
 
@@ -25,7 +27,7 @@ def _host_port(listen: str) -> tuple[str, int]:
 @click.option("--listen", default="127.0.0.1:8080", show_default=True, help="HOST:PORT.")
 @click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Default look-ahead of every request (a request may ask for 0-2).")
-@rule_options
+@rule_options()
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Worker threads for the engine (look-ahead requests get half).")
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=20.0, show_default=True,
@@ -35,8 +37,8 @@ def _host_port(listen: str) -> tuple[str, int]:
 @click.option("-v", "--verbose", is_flag=True, help="Log every request.")
 def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_body: int,
         verbose: bool) -> None:
-    """Serve the HTTP API (wildbg's GET /move and /eval, gbot's POST /hint, /eval, /cube)
-    and the web page on LISTEN. Needs the web extra: pip install gbot[web].
+    """Serve the HTTP API (wildbg's GET /move and /eval, gbot's POST /hint, /eval, /cube,
+    /rollout) and the web page on LISTEN. Needs the web extra: pip install gbot[web].
 
     The page is at /, the interactive API docs at /docs, the OpenAPI document at
     /openapi.json. The rule switches are the defaults of requests that do not set them.
@@ -55,12 +57,26 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
         service = Service(rules=rules, ply=ply)
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
-    app = create_app(service, threads=threads, timeout=timeout, max_body=max_body, warm=True)
+    service.warm()       # the networks and every kernel a request uses, before listening
+    if cold_notice() is not None:
+        for _name, call in steps():
+            call()
+    app = create_app(service, threads=threads, timeout=timeout, max_body=max_body)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    click.echo(f"gbot web on http://{host}:{port}/ (ply {ply}; API docs at /docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info" if verbose else "warning",
-                access_log=verbose)
+    config = uvicorn.Config(app, host=host, port=port, log_level="info" if verbose else "warning",
+                            access_log=verbose)
+    server = uvicorn.Server(config)
+    started = server.startup
+
+    async def announce(sockets: Any = None) -> None:
+        await started(sockets)
+        if server.started:      # listening: requests are answered from now on
+            click.echo(f"gbot web on http://{host}:{port}/ (ply {ply}; API docs at /docs)",
+                       err=True)
+
+    server.startup = announce  # type: ignore[method-assign]
+    server.run()
 
 
 @click.command()

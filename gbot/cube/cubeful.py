@@ -45,8 +45,6 @@ until the cube is turned), and the end modes ``"single"`` (every game counts 1),
 from __future__ import annotations
 
 import enum
-import sys
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -68,6 +66,7 @@ from gbot.core.cubemath import (
 )
 from gbot.cube.met import MatchEquityTable, default_table, mwc_to_equity
 from gbot.errors import CubeError
+from gbot.game.match import Rules
 
 Probs = tuple[float, float, float, float, float]
 Array = npt.NDArray[np.float64]
@@ -97,22 +96,45 @@ class CubeContext:
     cube: int = 1
     owner: Owner = Owner.CENTRE
     crawford: bool = False
-    cube_enabled: bool = True
-    cube_cap: int = 0
-    end_mode: str = "backgammons"
-    jacoby: bool = False
-    beavers: bool = False
-    raccoons: bool = False
+    rules: Rules = Rules()
     cube_life: float = CONTACT_LIFE
     met: MatchEquityTable | None = field(default=None, compare=False)
+
+    @property
+    def cube_enabled(self) -> bool:
+        """Whether the table plays with a cube (:attr:`Rules.cube_enabled`)."""
+        return self.rules.cube_enabled
+
+    @property
+    def cube_cap(self) -> int:
+        """The cube cap, 0 for none (:attr:`Rules.cube_cap`)."""
+        return self.rules.cube_cap
+
+    @property
+    def end_mode(self) -> str:
+        """What a game's end scores (:attr:`Rules.end_mode`)."""
+        return self.rules.end_mode
+
+    @property
+    def jacoby(self) -> bool:
+        """The Jacoby rule in force: money play with :attr:`Rules.jacoby`."""
+        return self.rules.jacoby and self.is_money
+
+    @property
+    def beavers(self) -> bool:
+        """Beavers in force: money play with :attr:`Rules.beavers`."""
+        return self.rules.beavers and self.is_money
+
+    @property
+    def raccoons(self) -> bool:
+        """Raccoons in force: money play with :attr:`Rules.raccoons`."""
+        return self.rules.raccoons and self.is_money
 
     def __post_init__(self) -> None:
         """Reject impossible cube and score combinations."""
         c = self.cube
         if c < 1 or c & (c - 1):
             raise CubeError(f"cube value must be a power of two, got {c!r}")
-        if self.end_mode not in END_MULTIPLIERS:
-            raise CubeError(f"unknown end mode {self.end_mode!r}")
         if not 0.0 <= self.cube_life <= 1.0:
             raise CubeError(f"cube life must be within 0..1, got {self.cube_life!r}")
         if self.match_length < 0:
@@ -420,16 +442,6 @@ def with_cube_life(ctx: CubeContext, x: float) -> CubeContext:
     """``ctx`` with another cube life."""
     return replace(ctx, cube_life=x)
 
-
-class _CallableModule(types.ModuleType):
-    """This module's type: calling ``gbot.cube.cubeful`` calls :func:`cubeful`, as when the
-    package bound the function under the module's name (``from gbot.cube import cubeful``)."""
-
-    def __call__(self, probs: Probs, ctx: CubeContext) -> CubefulEquities:
-        return cubeful(probs, ctx)
-
-
-sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["CubeContext", "CubefulEquities", "Owner", "cubeful", "cubeful_mwc", "cube_life",
            "money_equity", "cubeless_mwc", "check_probs", "MAX_CUBE", "BEAROFF_LIFE",

@@ -23,7 +23,7 @@ import functools
 import math
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -42,9 +42,7 @@ from gbot.cube.lookahead import lookahead_cubeful
 from gbot.errors import CubeError
 from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol, move_rule, provides
-
-if TYPE_CHECKING:
-    from gbot.game.match import MatchState
+from gbot.game.match import MatchState, Rules
 
 ACTIONS = _core.ACTIONS
 RESPONSES = _core.RESPONSES
@@ -139,20 +137,16 @@ def context_from_state(state: MatchState, cube_life_value: float = 0.68) -> Cube
     away = n - state.score[me] if n else 0
     opp_away = n - state.score[1 - me] if n else 0
     return _context(n, away, opp_away, state.cube_value, owner, bool(state.crawford) and n > 0,
-                    rules.cube_enabled, rules.cube_cap, rules.end_mode, rules.jacoby and n == 0,
-                    rules.beavers and n == 0, rules.raccoons and n == 0, cube_life_value)
+                    rules, cube_life_value)
 
 
 @functools.lru_cache(maxsize=4096)
 def _context(match_length: int, away: int, opp_away: int, cube: int, owner: Owner,
-             crawford: bool, cube_enabled: bool, cube_cap: int, end_mode: str, jacoby: bool,
-             beavers: bool, raccoons: bool, cube_life_value: float) -> CubeContext:
+             crawford: bool, rules: Rules, cube_life_value: float) -> CubeContext:
     """One (immutable, so shared) :class:`CubeContext` per situation: scores and cubes
     repeat through a session, and building one checks every field."""
-    return CubeContext(
-        match_length=match_length, away=away, opp_away=opp_away, cube=cube, owner=owner,
-        crawford=crawford, cube_enabled=cube_enabled, cube_cap=cube_cap, end_mode=end_mode,
-        jacoby=jacoby, beavers=beavers, raccoons=raccoons, cube_life=cube_life_value)
+    return CubeContext(match_length=match_length, away=away, opp_away=opp_away, cube=cube,
+                       owner=owner, crawford=crawford, rules=rules, cube_life=cube_life_value)
 
 
 _shared_lock = threading.Lock()

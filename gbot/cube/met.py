@@ -6,10 +6,9 @@ Crawford game); the post-Crawford part gives the trailer's chance against a 1-aw
 the Crawford game has been played. :meth:`MatchEquityTable.mwc` hides the distinction.
 
 :func:`default_table` loads the shipped table (``gbot/data/met_kazaross_xg2.json``, converted
-once from GNU Backgammon's data file by ``scripts/make_met.py``). :func:`generate` computes a
-table from gammon rates with gbot's own cube model (:mod:`gbot.cube.cubeful`), so users can build
-one for their own assumptions (it lives in :mod:`gbot.cube.metgen`, above the cube model;
-``gbot.cube.met.generate`` is still bound to it, by :mod:`gbot.cube.metgen`).
+once from GNU Backgammon's data file by ``scripts/make_met.py``). 
+:func:`gbot.cube.metgen.generate` computes a table from gammon rates with gbot's own cube model,
+so users can build one for their own assumptions.
 
 Scores beyond the table (matches longer than its length) are extended with a normal
 approximation fitted to the table's last rows (see :meth:`MatchEquityTable.mwc`).
@@ -23,18 +22,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from gbot.errors import MatchEquityError
-
-if TYPE_CHECKING:
-    # ``gbot.cube.met.generate``, the old path of :func:`gbot.cube.metgen.generate`: the
-    # generator stands above this module and binds itself here when imported (the package
-    # ``gbot.cube`` imports it), so this module imports nothing of it.
-    from gbot.cube.metgen import generate as generate
 
 Array = npt.NDArray[np.float64]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from gbot.cube import met
 from gbot.cube.cubeful import CubeContext, cubeful_mwc
 from gbot.cube.met import MatchEquityTable
 from gbot.errors import MatchEquityError
@@ -86,4 +85,3 @@ def generate(length: int = 25, *, gammon_rate: float = 0.27, crawford_gammon_rat
         pre=partial.pre.copy(), post=post)
 
 
-met.generate = generate   # the old path ``gbot.cube.met.generate`` (met imports nothing of this)

@@ -361,9 +361,7 @@ class Engine:
     def may_beaver(self, state: MatchState) -> bool:
         """Whether the doubled side may beaver in ``state``: money play with beavers on and
         room on the cube for the redouble."""
-        r = state.rules
-        return bool(_cubemath.beaver_allowed(state.match_length == 0, r.beavers,
-                                             r.cube_enabled, state.cube_value, r.max_cube))
+        return state.beaver_allowed
 
     # --- resignation ------------------------------------------------------------------------
     def may_resign(self, pos: Position) -> bool:

@@ -237,7 +237,7 @@ def take_hint(engine: Any, pos: Position, state: MatchState) -> TakeHint:
     del taker
     return TakeHint(answer=str(answer), take=-dt, pass_=-dp, beaver=beaver, mwc_take=mwc_take,
                     mwc_pass=mwc_pass, probabilities=(1.0 - w, lg, lbg, wg, wbg),
-                    ply=engine.ply)
+                    ply=_decision_ply(engine, pos, st))
 
 
 def resign_hint(engine: Any, pos: Position, state: MatchState) -> ResignHint:

@@ -21,7 +21,7 @@ from gbot.core.limits import MAX_MATCH_LENGTH as MAX_MATCH_LENGTH
 from gbot.errors import MatchRuleError
 from gbot.game.notations import match_id
 from gbot.game.notations.match_id import MatchIdFields
-from gbot.game.variations import checkers_per_side
+from gbot.game.variations import VARIATIONS, checkers_per_side
 
 if TYPE_CHECKING:
     from gbot.core.board import Board
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 CUBE_CAPS = (0, 2, 4, 8, 16, 32, 64)
 END_MODES = ("single", "gammons", "backgammons")
 OPENERS = ("roll", "loser", "alternate")
-VARIATIONS = ("standard", "nackgammon", "hyper1", "hyper2", "hyper3")
 RESIGNATIONS = ("offer", "position")
 
 
@@ -67,7 +66,8 @@ class Rules:
     opener: str = "roll"
     """Who opens game 2..n: ``"roll"`` (opening roll each game), ``"loser"``, ``"alternate"``."""
     variation: str = "standard"
-    """``"standard"``, ``"nackgammon"``, ``"hyper1"``, ``"hyper2"`` or ``"hyper3"``."""
+    """A name of :data:`gbot.game.variations.VARIATIONS` (``"standard"``, ``"nackgammon"``,
+    ``"hyper1"`` ...)."""
     resignation: str = "offer"
     """``"offer"`` (gnubg/FIBS: the resigner offers single, gammon or backgammon, the other
     side accepts or rejects) or ``"position"`` (site style: scored at once by the resigner's
@@ -86,6 +86,13 @@ class Rules:
         if self.resignation not in RESIGNATIONS:
             raise MatchRuleError(
                 f"resignation must be one of {RESIGNATIONS}, got {self.resignation!r}")
+
+    def in_force(self, match_length: int) -> Rules:
+        """The switches as they apply to a match of ``match_length`` (0 = money): Jacoby,
+        beavers and raccoons are money rules that need the cube, off otherwise."""
+        money = match_length == 0 and self.cube_enabled
+        return replace(self, jacoby=self.jacoby and money, beavers=self.beavers and money,
+                       raccoons=self.raccoons and money)
 
     @property
     def max_cube(self) -> int:
@@ -177,6 +184,16 @@ class MatchState:
         """A match whose length someone has reached."""
         return self.match_length > 0 and max(self.score) >= self.match_length
 
+    @property
+    def beaver_allowed(self) -> bool:
+        """Whether a double of the current cube may be beavered under the rules: money play
+        with beavers on, the cube in use and room on it for the redouble (the rule alone;
+        :func:`gbot.game.referee.may_beaver` adds a pending double and the beaver count, and
+        :func:`gbot.core.cubemath.beaver_allowed` is its compiled twin)."""
+        r = self.rules
+        return (self.match_length == 0 and r.beavers and r.cube_enabled
+                and self.cube_value * 4 <= r.max_cube)
+
     def may_double(self, player: int) -> bool:
         """Whether the cube is available to ``player`` now: cube on, in play, owned or centred.
 
@@ -259,7 +276,3 @@ def match_id_fields(state: MatchState) -> MatchIdFields:
         jacoby=state.rules.jacoby,
     )
 
-
-# The ID module's old names for the two conversions (it stands below the match model).
-match_id.to_state = state_from_match_id
-match_id.from_state = match_id_fields

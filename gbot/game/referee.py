@@ -313,13 +313,11 @@ def drop(state: MatchState, player: int | None = None) -> MatchState:
 
 def may_beaver(state: MatchState) -> bool:
     """Whether the player to act may beaver (or, after a beaver, raccoon) the pending double."""
-    r = state.rules
-    if not (state.game_state == GameState.PLAYING and state.double_offered and state.is_money
-            and r.beavers):
+    if not (state.game_state == GameState.PLAYING and state.double_offered):
         return False
-    if state.beavers >= (2 if r.raccoons else 1):
+    if state.beavers >= (2 if state.rules.raccoons else 1):
         return False
-    return state.cube_value * 4 <= r.max_cube
+    return state.beaver_allowed
 
 
 def beaver(state: MatchState, player: int | None = None) -> MatchState:

@@ -12,6 +12,8 @@ import numpy as np
 from gbot.core.board import Board
 from gbot.errors import MatchRuleError
 
+__all__ = ["VARIATIONS", "checkers_per_side", "start_board"]
+
 _LAYOUTS: dict[str, tuple[tuple[int, int], ...]] = {
     "standard": ((24, 2), (13, 5), (8, 3), (6, 5)),
     "nackgammon": ((24, 2), (23, 2), (13, 4), (8, 3), (6, 4)),
@@ -19,6 +21,10 @@ _LAYOUTS: dict[str, tuple[tuple[int, int], ...]] = {
     "hyper2": ((24, 1), (23, 1)),
     "hyper3": ((24, 1), (23, 1), (22, 1)),
 }
+
+
+VARIATIONS: tuple[str, ...] = tuple(_LAYOUTS)
+"""Every variation's name: the one registry the rules, the commands and the protocols read."""
 
 
 def _layout(variation: str) -> tuple[tuple[int, int], ...]:

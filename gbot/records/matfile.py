@@ -30,13 +30,16 @@ replaying every game through the referee so that each move is checked for legali
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from gbot.errors import IllegalMoveError, MatchFileError, MatchRuleError, MoveParseError
-from gbot.game.match import GameState, Rules
+from gbot.core.limits import MAX_CUBE
+from gbot.errors import FieldError, IllegalMoveError, MatchFileError, MatchRuleError, MoveParseError
+from gbot.game.fields import parse_int, quote, read_bounded
+from gbot.game.match import MAX_MATCH_LENGTH, GameState, Rules
 from gbot.game.notations.move_text import hits_along
 from gbot.game.position import Position
 from gbot.game.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
@@ -158,14 +161,47 @@ def write(record: MatchRecord, path: str | Path) -> None:
 
 # --------------------------------------------------------------------------- reading
 
-_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
-_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
-_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
-_LINE = re.compile(r"^\s*(\d+)\)(.*)$")
-_STEP = re.compile(r"^(\d+|bar|off)(/(\d+|bar|off)\*?)+(\(\d\))?$", re.IGNORECASE)
+MAX_BYTES = 16 * 1024 * 1024
+"""Larger match files are refused before they are read (a long money session of a thousand
+games is about a megabyte)."""
+MAX_LINE = 1000
+"""Longest line read, comments aside (a move line is under 80 characters)."""
+MAX_POINTS = 10**9
+"""Bound of the scores and game numbers a file may state."""
+
+# re.ASCII: \d is 0-9 only (other scripts' digits are no number here)
+_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE | re.ASCII)
+_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE | re.ASCII)
+_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$", re.ASCII)
+_LINE = re.compile(r"^\s*(\d+)\)(.*)$", re.ASCII)
+_STEP = re.compile(r"^(\d+|bar|off)(/(\d+|bar|off)\*?)+(\(\d\))?$", re.IGNORECASE | re.ASCII)
 _TOKEN = re.compile(r"(\d\d:)|(Doubles\s*=>\s*\d+)|(Beavers\s*=>\s*\d+)|(Raccoons\s*=>\s*\d+)"
                     r"|(Takes)|(Drops)|(Wins\s+\d+\s+points?(?:\s+and\s+the\s+match)?)"
-                    r"|(\S+)", re.IGNORECASE)
+                    r"|(\S+)", re.IGNORECASE | re.ASCII)
+
+
+_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+"""The line breaks of :meth:`str.splitlines`."""
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` as :meth:`str.splitlines` gives them, one at a time (a file of
+    millions of short lines is never held as a list)."""
+    start = 0
+    for m in _BREAK.finditer(text):
+        yield text[start:m.start()]
+        start = m.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def _number(text: str, field: str, lo: int, hi: int, where: str) -> int:
+    """:func:`gbot.game.fields.parse_int` of a number the file states, refused as a
+    :class:`MatchFileError` that names ``where``."""
+    try:
+        return parse_int(text, field, lo, hi)
+    except FieldError as exc:
+        raise MatchFileError(f"{where}: {exc}") from None
 
 
 @dataclass
@@ -196,13 +232,15 @@ def _parse_line(line: str, start: int, where: str) -> list[Entry]:
             out.append(Entry(player, "move", dice=(d1, d2)))
         elif m.group(2) or m.group(3) or m.group(4):
             kind = "double" if m.group(2) else "beaver"
-            out.append(Entry(player, kind, int(tok.split("=>")[1])))
+            out.append(Entry(player, kind, _number(tok.split("=>")[1].strip(), "cube value",
+                                                   2, MAX_CUBE, where)))
         elif m.group(5):
             out.append(Entry(player, "take"))
         elif m.group(6):
             out.append(Entry(player, "drop"))
         elif m.group(7):
-            out.append(Entry(player, "wins", int(tok.split()[1])))
+            out.append(Entry(player, "wins", _number(tok.split()[1], "points won", 1,
+                                                     3 * MAX_CUBE, where)))
         else:
             sm = _STEP.match(tok)
             if sm is None or not out or out[-1].kind != "move":
@@ -217,46 +255,67 @@ each with where it was read (for error messages)."""
 
 
 def loads(text: str, rules: Rules | None = None,
-          names: tuple[str, str] | None = None) -> MatchRecord:
+          names: tuple[str, str] | None = None, *, max_games: int | None = None,
+          max_entries: int | None = None) -> MatchRecord:
     """Read ``.mat`` text into a :class:`MatchRecord`, replaying it through the referee.
 
     The file carries no rule switches; ``rules`` (default :class:`Rules`) must be those the
-    match was played under. Raises :class:`MatchFileError` on unreadable text or illegal play.
+    match was played under. Raises :class:`MatchFileError` on unreadable text or illegal play,
+    on text over :data:`MAX_BYTES` characters, a line over :data:`MAX_LINE`, a match longer than
+    :data:`gbot.game.match.MAX_MATCH_LENGTH` points, and (when given) more than ``max_games``
+    games or ``max_entries`` moves and cube actions, each refused before any play is replayed.
     """
+    if len(text) > MAX_BYTES:
+        raise MatchFileError(f"the match text is {len(text):,} characters long, more than the "
+                             f"{MAX_BYTES:,} a match file may have")
     length: int | None = None
     games: list[RawGame] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip().expandtabs()
+    count = 0
+    for lineno, raw in enumerate(_lines(text), 1):
+        line = raw.rstrip().expandtabs() if len(raw) <= MAX_LINE else raw
         where = f"line {lineno}"
         if not line.strip() or line.lstrip().startswith(";"):
             continue
+        if len(line) > MAX_LINE:
+            raise MatchFileError(f"{where} is {len(line):,} characters long, more than the "
+                                 f"{MAX_LINE} a match file line may have")
         if length is None:
             m = _LENGTH.match(line)
             if m is None:
-                raise MatchFileError(f"{where}: expected 'N point match', got {line!r}")
-            length = int(m.group(1))
+                raise MatchFileError(f"{where}: expected 'N point match', got {quote(line, 80)}")
+            length = _number(m.group(1), "match length", 0, MAX_MATCH_LENGTH, where)
             continue
         m = _GAME.match(line)
         if m is not None:
-            games.append((int(m.group(1)), ("", ""), (-1, -1), []))
+            if max_games is not None and len(games) >= max_games:
+                raise MatchFileError(f"{where}: more than {max_games:,} games in the file, "
+                                     f"the limit for one file")
+            games.append((_number(m.group(1), "game number", 0, MAX_POINTS, where), ("", ""),
+                          (-1, -1), []))
             continue
         if not games:
-            raise MatchFileError(f"{where}: text before the first game: {line!r}")
+            raise MatchFileError(f"{where}: text before the first game: {quote(line, 80)}")
         number, gnames, score, entries = games[-1]
         if score == (-1, -1):
             m = _SCORE.match(line)
             if m is None:
-                raise MatchFileError(f"{where}: expected the score line, got {line!r}")
+                raise MatchFileError(f"{where}: expected the score line, got {quote(line, 80)}")
             games[-1] = (number, (m.group(1), m.group(3)),
-                         (int(m.group(2)), int(m.group(4))), entries)
+                         (_number(m.group(2), "score", 0, MAX_POINTS, where),
+                          _number(m.group(4), "score", 0, MAX_POINTS, where)), entries)
             continue
         m = _LINE.match(line)
         start = m.end(1) + 1 if m is not None else 0
         if m is None and "wins" not in line.lower():
-            raise MatchFileError(f"{where}: cannot read {line!r}")
-        entries.extend((where, e) for e in _parse_line(line, start, where))
+            raise MatchFileError(f"{where}: cannot read {quote(line, 80)}")
+        parsed = _parse_line(line, start, where)
+        count += len(parsed)
+        if max_entries is not None and count > max_entries:
+            raise MatchFileError(f"{where}: more than {max_entries:,} moves and cube actions in "
+                                 f"the file, the limit for one file")
+        entries.extend((where, e) for e in parsed)
     if length is None:
-        raise MatchFileError(f"no 'N point match' header in {text[:80]!r}")
+        raise MatchFileError(f"no 'N point match' header in {quote(text[:80], 80)}")
     if names is None:
         names = games[0][1] if games else ("player0", "player1")
     return replay(length, rules or Rules(), names, games)
@@ -266,7 +325,11 @@ def replay(length: int, rules: Rules, names: tuple[str, str],
            games: list[RawGame]) -> MatchRecord:
     """The match of ``games`` (a ``length``-point match, 0 for money, under ``rules``),
     every entry replayed through the referee. Raises :class:`MatchFileError` where the play
-    is illegal or the scores disagree."""
+    is illegal or the scores disagree, and for a match longer than
+    :data:`gbot.game.match.MAX_MATCH_LENGTH` (before anything is built for it)."""
+    if not 0 <= length <= MAX_MATCH_LENGTH:
+        raise MatchFileError(f"match length {length} is outside 0 to {MAX_MATCH_LENGTH}, the "
+                             f"lengths gnubg plays")
     ref = Referee(length, rules, seed=0, names=names)
     for gi, (number, _, score, entries) in enumerate(games):
         if gi > 0:
@@ -353,6 +416,10 @@ def _finish(ref: Referee, winner: int, points: int, where: str) -> None:
                              f"scores {ref.state.game_points}")
 
 
-def read(path: str | Path, rules: Rules | None = None) -> MatchRecord:
-    """Read the ``.mat`` file at ``path`` (see :func:`loads`)."""
-    return loads(Path(path).read_text(encoding="utf-8", errors="replace"), rules)
+def read(path: str | Path, rules: Rules | None = None, *, max_games: int | None = None,
+         max_entries: int | None = None) -> MatchRecord:
+    """Read the ``.mat`` file at ``path`` (see :func:`loads`); a file over :data:`MAX_BYTES`
+    bytes is refused without reading more than that."""
+    data = read_bounded(path, MAX_BYTES, "match file", MatchFileError)
+    return loads(data.decode("utf-8", errors="replace"), rules, max_games=max_games,
+                 max_entries=max_entries)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gbot.errors import MatchFileError
-from gbot.game.match import Rules
+from gbot.core.limits import MAX_CUBE
+from gbot.errors import FieldError, MatchFileError
+from gbot.game.fields import parse_int, quote, read_bounded
+from gbot.game.match import MAX_MATCH_LENGTH, Rules
 from gbot.game.referee import MatchRecord
+from gbot.records import matfile
 from gbot.records.matfile import Entry, replay
 
 __all__ = ["loads", "parse", "read"]
@@ -26,15 +29,27 @@ __all__ = ["loads", "parse", "read"]
 Node = dict[str, list[str]]
 
 _IDENT = re.compile(r"[A-Za-z]+")
-MAX_BYTES = 16 * 1024 * 1024
+MAX_BYTES = matfile.MAX_BYTES
 """Larger files are refused (a match file is a few hundred kilobytes at most)."""
+MAX_DEPTH = 1000
+"""Deepest nesting of variations read (gnubg writes two levels)."""
+_RESULT = re.compile(r"^([WB])\+(\d+)", re.ASCII)
+_MI_RANGES = {"length": (0, MAX_MATCH_LENGTH), "game": (0, matfile.MAX_POINTS),
+              "ws": (0, matfile.MAX_POINTS), "bs": (0, matfile.MAX_POINTS)}
+"""The match information (``MI``) numbers read, and their ranges."""
 
 
-def parse(text: str) -> list[list[Node]]:
-    """The main line of each game tree: a list of nodes, each ``{property: [values]}``."""
+def parse(text: str, *, max_games: int | None = None,
+          max_nodes: int | None = None) -> list[list[Node]]:
+    """The main line of each game tree: a list of nodes, each ``{property: [values]}``.
+
+    Text over :data:`MAX_BYTES` characters, and (when given) more than ``max_games`` game
+    trees or ``max_nodes`` nodes, are refused as they are met."""
     if len(text) > MAX_BYTES:
-        raise MatchFileError(f"SGF text too long ({len(text)} characters)")
+        raise MatchFileError(f"the SGF text is {len(text):,} characters long, more than the "
+                             f"{MAX_BYTES:,} a match file may have")
     trees: list[list[Node]] = []
+    nodes = 0
     i, n = 0, len(text)
     depth = 0
     current: list[Node] | None = None
@@ -44,7 +59,13 @@ def parse(text: str) -> list[list[Node]]:
         c = text[i]
         if c == "(":
             depth += 1
+            if depth > MAX_DEPTH:
+                raise MatchFileError(f"game trees nest more than {MAX_DEPTH} deep at character "
+                                     f"{i}")
             if depth == 1:
+                if max_games is not None and len(trees) >= max_games:
+                    raise MatchFileError(f"more than {max_games:,} game trees in the SGF text, "
+                                         f"the limit for one file")
                 current = []
                 trees.append(current)
                 seen_child.clear()
@@ -64,6 +85,10 @@ def parse(text: str) -> list[list[Node]]:
             if current is None:
                 raise MatchFileError(f"a node outside a game tree at character {i}")
             node: Node = {}
+            nodes += 1
+            if max_nodes is not None and nodes > max_nodes:
+                raise MatchFileError(f"more than {max_nodes:,} nodes in the SGF text, the limit "
+                                     f"for one file")
             if skip_from < 0:
                 current.append(node)
             i += 1
@@ -81,17 +106,8 @@ def parse(text: str) -> list[list[Node]]:
                         i += 1
                     if i >= n or text[i] != "[":
                         break
-                    j = i + 1
-                    buf: list[str] = []
-                    while j < n and text[j] != "]":
-                        if text[j] == "\\" and j + 1 < n:
-                            j += 1
-                        buf.append(text[j])
-                        j += 1
-                    if j >= n:
-                        raise MatchFileError(f"unterminated value of {ident} at character {i}")
-                    values.append("".join(buf))
-                    i = j + 1
+                    value, i = _value(text, i + 1, ident)
+                    values.append(value)
                 if not values:
                     raise MatchFileError(f"property {ident} without a value at character {i}")
                 node.setdefault(ident, []).extend(values)
@@ -102,6 +118,24 @@ def parse(text: str) -> list[list[Node]]:
     if depth != 0:
         raise MatchFileError("unbalanced '(' in the SGF text")
     return trees
+
+
+def _value(text: str, start: int, ident: str) -> tuple[str, int]:
+    """The value of a property that opens (``[``) just before ``start``, with ``\\`` escapes
+    read, and where the text goes on after its ``]``."""
+    parts: list[str] = []
+    j = start
+    while True:
+        close = text.find("]", j)
+        if close < 0:
+            raise MatchFileError(f"unterminated value of {ident} at character {start - 1}")
+        esc = text.find("\\", j, close)
+        if esc < 0:
+            parts.append(text[j:close])
+            return "".join(parts), close + 1
+        parts.append(text[j:esc])
+        parts.append(text[esc + 1])        # the escaped character, ']' and '\\' included
+        j = esc + 2
 
 
 def _point(ch: str, player: int) -> str:
@@ -115,19 +149,31 @@ def _point(ch: str, player: int) -> str:
     return str(p if player == 0 else 25 - p)
 
 
-def _mi(root: Node) -> dict[str, int]:
+def _mi(root: Node, where: str) -> dict[str, int]:
+    """The numbers of the match information (``MI[key:value]``) that :func:`loads` reads, each
+    within its range; other keys are skipped."""
     out: dict[str, int] = {}
     for v in root.get("MI", []):
         key, _, val = v.partition(":")
-        if val.strip().lstrip("-").isdigit():
-            out[key.strip().lower()] = int(val)
+        key = key.strip().lower()
+        if key in _MI_RANGES:
+            lo, hi = _MI_RANGES[key]
+            try:
+                out[key] = parse_int(val.strip(), f"MI {key}", lo, hi)
+            except FieldError as exc:
+                raise MatchFileError(f"{where}: {exc}") from None
     return out
 
 
-def loads(text: str, rules: Rules | None = None) -> MatchRecord:
-    """The match in SGF ``text``, every move checked by the referee."""
+def loads(text: str, rules: Rules | None = None, *, max_games: int | None = None,
+          max_entries: int | None = None) -> MatchRecord:
+    """The match in SGF ``text``, every move checked by the referee.
 
-    trees = parse(text)
+    Raises :class:`MatchFileError` on unreadable text or illegal play, on a match longer than
+    :data:`gbot.game.match.MAX_MATCH_LENGTH` points, and (when given) on more than
+    ``max_games`` games or ``max_entries`` nodes, each refused before any play is replayed."""
+
+    trees = parse(text, max_games=max_games, max_nodes=max_entries)
     if not trees:
         raise MatchFileError("no game tree in the SGF text")
     games = []
@@ -138,7 +184,7 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
         root = nodes[0] if nodes else {}
         if root.get("GM", ["6"])[0].strip() != "6":
             raise MatchFileError(f"game tree {gi + 1} is not backgammon (GM[6])")
-        mi = _mi(root)
+        mi = _mi(root, f"game tree {gi + 1}")
         if length is None:
             length = mi.get("length", 0)
             names = (root.get("PW", ["player0"])[0], root.get("PB", ["player1"])[0])
@@ -167,9 +213,9 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
                         continue
                     if pending >= 0:      # a beaver's take is left out, as in .mat files
                         cube, pending = offered, -1
-                    if len(v) < 2 or not v[:2].isdigit() or len(v) % 2:
+                    if len(v) < 2 or not _digits(v[:2]) or len(v) % 2:
                         raise MatchFileError(f"game {number}, {where}: cannot read move "
-                                             f"{v!r}")
+                                             f"{quote(v)}")
                     d = (int(v[0]), int(v[1]))
                     if not all(1 <= x <= 6 for x in d):
                         raise MatchFileError(f"game {number}, {where}: bad dice {v[:2]!r}")
@@ -182,22 +228,31 @@ def loads(text: str, rules: Rules | None = None) -> MatchRecord:
         if "DI" in nodes[-1] if nodes else False:
             pl = nodes[-1].get("PL", ["W"])[0].strip().upper()
             di = nodes[-1]["DI"][0].strip()
-            if len(di) == 2 and di.isdigit():
+            if len(di) == 2 and _digits(di):
                 entries.append(("last node", Entry(0 if pl == "W" else 1, "move",
                                                     dice=(int(di[0]), int(di[1])))))
         re_ = root.get("RE", [""])[0].strip().upper()
-        m = re.match(r"^([WB])\+(\d+)", re_)
+        m = _RESULT.match(re_)
         if m:
-            entries.append(("result", Entry(0 if m.group(1) == "W" else 1, "wins",
-                                             int(m.group(2)))))
+            try:
+                points = parse_int(m.group(2), "points won", 1, 3 * MAX_CUBE)
+            except FieldError as exc:
+                raise MatchFileError(f"game {number}, result: {exc}") from None
+            entries.append(("result", Entry(0 if m.group(1) == "W" else 1, "wins", points)))
         games.append((number, names, score, entries))
     base = rules or Rules(jacoby=jacoby)
     return replay(length or 0, base, names, games)
 
 
-def read(path: str | Path, rules: Rules | None = None) -> MatchRecord:
-    """:func:`loads` of the file at ``path``."""
-    p = Path(path)
-    if p.stat().st_size > MAX_BYTES:
-        raise MatchFileError(f"{p} is too large for a match file")
-    return loads(p.read_text(encoding="utf-8", errors="replace"), rules)
+def _digits(text: str) -> bool:
+    """Whether ``text`` is ASCII digits only (other scripts' digits are no dice here)."""
+    return text.isascii() and text.isdigit()
+
+
+def read(path: str | Path, rules: Rules | None = None, *, max_games: int | None = None,
+         max_entries: int | None = None) -> MatchRecord:
+    """:func:`loads` of the file at ``path``; a file over :data:`MAX_BYTES` bytes is refused
+    without reading more than that."""
+    data = read_bounded(path, MAX_BYTES, "match file", MatchFileError)
+    return loads(data.decode("utf-8", errors="replace"), rules, max_games=max_games,
+                 max_entries=max_entries)

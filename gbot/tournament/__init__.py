@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
+from gbot.tournament.config import RunSummary, TournamentConfig, load_config
 from gbot.tournament.players import PlayerSpec, parse_player
-from gbot.tournament.runner import Progress, RunSummary, TournamentConfig, load_config, run
+from gbot.tournament.runner import Progress, run
 
 __all__ = ["PlayerSpec", "Progress", "RunSummary", "TournamentConfig", "load_config",
            "parse_player", "run"]

@@ -14,13 +14,11 @@ import html as _html
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gbot.tournament.config import RunSummary
 from gbot.tournament.stats import elo_ratings, pairing_stats, running_score
 from gbot.version import __version__
-
-if TYPE_CHECKING:
-    from gbot.tournament.runner import RunSummary
 
 __all__ = ["format_rating", "html", "running_svg", "summarize", "text", "write_reports"]
 

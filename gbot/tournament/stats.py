@@ -8,7 +8,8 @@ their luck cancels). For a mean of ``N`` values in ``C`` clusters::
     SE^2 = C / (C - 1) * sum_c (sum_{i in c} (x_i - mean))^2 / N^2
 
 which is the ordinary ``s / sqrt(N)`` when every cluster holds one value. The 95% interval is
-``mean +- 1.96 SE`` (normal approximation; it needs a few dozen units to mean much).
+``mean +- 1.96 SE`` (normal approximation; it needs a few dozen units to mean much); a share
+(the match-win rate) gets Wilson's score interval, which stays within 0..1.
 
 Ratings are Bradley-Terry strengths fitted by the minorise-maximise iteration over every
 pairing's wins (games for money, matches for match play; a draw counts half), shown on the Elo
@@ -107,6 +108,20 @@ def _ci(mean: float, se: float) -> tuple[float, float]:
     return mean - Z95 * se, mean + Z95 * se
 
 
+def _rate_ci(rate: float, se: float, n: int) -> tuple[float, float]:
+    """95 % interval of a share (Wilson's score interval, within 0..1) from ``n`` outcomes
+    whose clustered standard error is ``se`` (the effective count ``rate (1 - rate) / se**2``
+    carries the clustering)."""
+    if n == 0 or math.isnan(rate):
+        return math.nan, math.nan
+    var = rate * (1.0 - rate)
+    m = var / se**2 if se > 0.0 and var > 0.0 else float(n)
+    z2 = Z95 * Z95
+    centre = (rate + z2 / (2.0 * m)) / (1.0 + z2 / m)
+    half = Z95 * math.sqrt(var / m + z2 / (4.0 * m * m)) / (1.0 + z2 / m)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def pairing_stats(records: Sequence[dict[str, Any]], a: str, b: str,
                   match_length: int = 0) -> PairingStats:
     """Statistics of ``records`` (one pairing's game records) for A = ``a`` against ``b``."""
@@ -138,7 +153,8 @@ def pairing_stats(records: Sequence[dict[str, Any]], a: str, b: str,
         rate, mse = clustered_mean(won, [int(r["key"][1]) for r in finals])
         st.matches = len(finals)
         st.match_wins = int(sum(won))
-        st.match_rate, st.match_se, st.match_ci = rate, mse, _ci(rate, mse)
+        st.match_rate, st.match_se = rate, mse
+        st.match_ci = _rate_ci(rate, mse, len(finals))
     return st
 
 

@@ -51,18 +51,6 @@ def read_csv(paths: Iterable[Path]) -> tuple[Boards, Probs]:
     return np.stack(boards).astype(np.int8), np.asarray(probs, dtype=np.float32)
 
 
-def write_csv(path: Path, boards: Boards, probs: Probs, extra: dict[str, list[str]] | None = None
-              ) -> None:
-    """Write boards and labels in the gnubg2ply column layout (5 decimals)."""
-    extra = extra or {}
-    with open(path, "w", newline="", encoding="ascii") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow([*COLUMNS, *extra])
-        for i in range(boards.shape[0]):
-            w.writerow([position_id.encode(boards[i]), *(f"{float(v):.5f}" for v in probs[i]),
-                        *(col[i] for col in extra.values())])
-
-
 def save_npz(path: Path, boards: Boards, probs: Probs) -> None:
     """Save a set as ``.npz`` (written to a temporary name, then renamed)."""
     path = Path(path)

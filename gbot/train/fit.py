@@ -11,7 +11,6 @@ is the order of a roll's candidates, not an error they share. Batches then hold 
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -212,8 +211,3 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                         "opt": opt.state_dict(), "epoch": epoch + 1, "rng": rng}, tmp)
             tmp.replace(checkpoint)
     return export(model)
-
-
-def config_json(cfg: FitConfig) -> str:
-    """The config as one JSON line (for model cards and logs)."""
-    return json.dumps(asdict(cfg), sort_keys=True)

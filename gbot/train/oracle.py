@@ -7,8 +7,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.board import from_gnubg
-
 
 def gnubg() -> Any:
     """The ``gnubg_nn`` module (an optional training/benchmark dependency)."""
@@ -27,13 +25,6 @@ def to_gnubg_lists(boards: npt.NDArray[np.int8]) -> list[list[list[int]]]:
     out[:, 0, 24] = -b[:, 0]
     result: list[list[list[int]]] = out.tolist()
     return result
-
-
-def from_gnubg_key(key: str) -> npt.NDArray[np.int8]:
-    """Board (``board[1]`` of the key to move) of a gnubg-nn position key."""
-
-    opp, me = gnubg().boardfromkey(key)
-    return from_gnubg(me, opp)
 
 
 def probabilities(boards: npt.NDArray[np.int8], plies: int = 0) -> npt.NDArray[np.float32]:

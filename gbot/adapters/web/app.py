@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from importlib import resources
@@ -31,13 +32,16 @@ from starlette.staticfiles import StaticFiles
 from gbot.adapters.web.openapi import openapi_document
 from gbot.adapters.web.service import RequestError, Service
 
-__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_THREADS", "DEFAULT_TIMEOUT", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY", "DEFAULT_THREADS", "DEFAULT_TIMEOUT", "MAX_JSON_DEPTH",
+           "create_app"]
 
 DEFAULT_MAX_BODY = 16 * 1024
 """Largest request body accepted (bytes); a position request is well under 1 KiB."""
 DEFAULT_TIMEOUT = 20.0
 """Seconds a request may compute before it is answered 503."""
 DEFAULT_THREADS = 4
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays and objects a request body may have (a request needs 3)."""
 
 log = logging.getLogger("gbot.adapters.web")
 
@@ -148,13 +152,39 @@ async def _json_body(request: Request, limit: int) -> Mapping[str, Any]:
     if not raw.strip():
         raise RequestError("the body is empty; send a JSON object such as "
                            "{\"position\": \"4HPwATDgc/ABMA\"}")
+    depth = _nesting(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise RequestError(f"the body nests arrays and objects {depth} deep, at most "
+                           f"{MAX_JSON_DEPTH}")
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise RequestError(f"the body is not JSON: {exc}") from None
     if not isinstance(body, dict):
         raise RequestError("the body must be a JSON object")
     return body
+
+
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_OTHER_BYTES = bytes(b for b in range(256) if b not in b'[]{}"')
+
+
+def _nesting(raw: bytes) -> int:
+    """How deep the arrays and objects of the JSON text ``raw`` nest (brackets inside strings
+    not counted); malformed text gets some number, and ``json`` refuses it afterwards."""
+    depth = deepest = 0
+    in_string = False
+    for b in _ESCAPE.sub(b"", raw).translate(None, _OTHER_BYTES):   # brackets and quotes
+        if b == 0x22:
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif b in (0x5B, 0x7B):          # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        else:                            # ] }
+            depth -= 1
+    return deepest
 
 
 def _deep(body: Mapping[str, Any], default: int) -> bool:

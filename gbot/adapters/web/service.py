@@ -21,18 +21,18 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from gbot.analysis.rollout import Rollout, RolloutSettings
 from gbot.engine.engine import Engine, cubeless_equity
 from gbot.engine.hints import cube_hint, play_hints, resign_hint, take_hint
-from gbot.errors import GbotError
+from gbot.errors import FieldError, GbotError
 from gbot.eval.evaluator import Evaluator
+from gbot.game.fields import parse_int, quote
 from gbot.game.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
-from gbot.game.notations.fibs_board import parse_fibs_board
-from gbot.game.notations.xgid import parse_xgid
 from gbot.game.position import Play, Position
+from gbot.game.position_text import Situation, read_situation
 
 __all__ = [
     "MAX_CHECKERS",
@@ -61,38 +61,26 @@ class RequestError(GbotError, ValueError):
     """A request the API cannot answer: a bad position, dice, match score, rule or option."""
 
 
-@dataclass(frozen=True)
-class Situation:
-    """A position seen by the player on roll, the match state and the dice (None: not rolled).
-
-    ``deciding`` is what is asked by the notation itself: ``"move"`` (dice shown),
-    ``"double"`` (on roll, before rolling) or ``"take"`` (a double is pending)."""
-
-    position: Position
-    state: MatchState
-    dice: tuple[int, int] | None
-
-    @property
-    def deciding(self) -> str:
-        if self.state.double_offered:
-            return "take"
-        return "move" if self.dice is not None else "double"
-
-
 # --- input parsing -------------------------------------------------------------------------
 
 
-def _int(value: Any, name: str) -> int:
-    """An integer from a query string or JSON value (bools and floats are refused)."""
-    if isinstance(value, bool):
-        raise RequestError(f"{name} must be an integer, got {value!r}")
-    if isinstance(value, int):
+MAX_INT_TEXT = 999_999
+"""Largest magnitude a number in a query string or JSON string may spell (each field's own
+range, narrower, is checked where it is used)."""
+
+
+def _int(value: Any, name: str, signed: bool = False) -> int:
+    """An integer from a query string or JSON value: a JSON integer, or a string of ASCII
+    digits (:func:`gbot.game.fields.parse_int`; a sign only where ``signed``) of at most
+    :data:`MAX_INT_TEXT`. Bools, floats and other text are refused."""
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str):
-        text = value.strip()
-        if text.lstrip("+-").isdigit() and len(text) <= 6:
-            return int(text)
-    raise RequestError(f"{name} must be an integer, got {value!r}")
+        try:
+            return parse_int(value.strip(), name, -MAX_INT_TEXT if signed else 0, MAX_INT_TEXT)
+        except FieldError:
+            pass
+    raise RequestError(f"{name} must be an integer, got {quote(value)}")
 
 
 def parse_pips(params: Mapping[str, Any]) -> Position:
@@ -102,7 +90,7 @@ def parse_pips(params: Mapping[str, Any]) -> Position:
         raw = params.get(f"p{i}")
         if raw is None or raw == "":
             continue
-        v = _int(raw, f"p{i}")
+        v = _int(raw, f"p{i}", signed=True)
         if not -MAX_CHECKERS <= v <= MAX_CHECKERS:
             raise RequestError(f"p{i} must be between -15 and 15, got {v}")
         board[i] = v
@@ -141,10 +129,11 @@ def _dice_value(value: Any) -> tuple[int, int] | None:
     if isinstance(value, list) and len(value) == 2:
         return parse_dice(value[0], value[1])
     if isinstance(value, str) and len(value) <= 5:
-        digits = [c for c in value if c.isdigit()]
+        digits = [c for c in value if c in "0123456789"]
         if len(digits) == 2:
             return parse_dice(digits[0], digits[1])
-    raise RequestError(f"dice must be two dice 1 to 6 such as \"65\" or [6, 5], got {value!r}")
+    raise RequestError(f"dice must be two dice 1 to 6 such as \"65\" or [6, 5], "
+                       f"got {quote(value)}")
 
 
 def parse_away(params: Mapping[str, Any]) -> tuple[int, int, bool]:
@@ -173,7 +162,7 @@ def _flag(value: Any, name: str) -> bool:
         return True
     if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
         return False
-    raise RequestError(f"{name} must be true or false, got {value!r}")
+    raise RequestError(f"{name} must be true or false, got {quote(value)}")
 
 
 def away_state(xa: int, oa: int, crawford: bool, rules: Rules) -> MatchState:
@@ -198,7 +187,7 @@ def parse_rules(body: Mapping[str, Any], base: Rules) -> Rules:
         changes["cube_cap"] = _int(body["cube_cap"], "cube_cap")
     if "end_mode" in body:
         if not isinstance(body["end_mode"], str):
-            raise RequestError(f"end_mode must be a string, got {body['end_mode']!r}")
+            raise RequestError(f"end_mode must be a string, got {quote(body['end_mode'])}")
         changes["end_mode"] = body["end_mode"]
     if not changes:
         return base
@@ -210,59 +199,31 @@ def parse_rules(body: Mapping[str, Any], base: Rules) -> Rules:
 
 def _json_bool(value: Any, name: str) -> bool:
     if not isinstance(value, bool):
-        raise RequestError(f"{name} must be true or false, got {value!r}")
+        raise RequestError(f"{name} must be true or false, got {quote(value)}")
     return value
 
 
 def parse_position_text(text: Any, rules: Rules, match_id: Any = None) -> Situation:
     """A :class:`Situation` from a Position ID, ``PID:MatchID``, an XGID or a ``board:`` line.
 
-    ``rules`` are the switches to decide under; an XGID's own Jacoby and beaver flags win over
-    them. Match lengths above :data:`MAX_MATCH_LENGTH` are refused.
+    ``rules`` are the switches to decide under (:func:`gbot.game.position_text.read_situation`,
+    an XGID's own switches win); a finished match is refused.
     """
     if not isinstance(text, str) or not text.strip():
-        raise RequestError(f"position must be a non-empty string, got {text!r}")
+        raise RequestError(f"position must be a non-empty string, got {quote(text)}")
     if len(text) > MAX_TEXT:
         raise RequestError(f"position text is {len(text)} characters long, at most {MAX_TEXT}")
     if match_id is not None and not isinstance(match_id, str):
-        raise RequestError(f"match_id must be a string, got {match_id!r}")
-    s = text.strip()
+        raise RequestError(f"match_id must be a string, got {quote(match_id)}")
     try:
-        if s.startswith("board:"):
-            fb = parse_fibs_board(s)
-            state = fb.match_state(rules)
-            mine = fb.position
-            pos = mine.swapped() if fb.double_pending else mine
-            dice = fb.dice if fb.dice[0] and not fb.double_pending else None
-        elif s.upper().startswith("XGID=") or s.count(":") >= 9:
-            pos, state = parse_xgid(s)
-            xr = state.rules
-            state = replace(state, rules=replace(rules, jacoby=xr.jacoby, beavers=xr.beavers)
-                            if state.match_length == 0 else rules)
-            dice = state.dice if state.dice[0] else None
-        else:
-            pid, mid = s, match_id
-            if ":" in s:
-                if match_id:
-                    raise RequestError(f"give a match ID in the position or apart, not both: "
-                                       f"{s!r}")
-                pid, mid = s.split(":", 1)
-            pos = Position.from_id(pid.strip())
-            state = (MatchState.from_match_id(mid.strip(), rules) if mid
-                     else MatchState(rules=rules))
-            dice = state.dice if state.dice[0] and not state.double_offered else None
-    except RequestError:
-        raise
+        sit = read_situation(text, rules, match_id)
     except GbotError as exc:
         raise RequestError(str(exc)) from None
-    if state.match_length > MAX_MATCH_LENGTH:
-        raise RequestError(f"match length {state.match_length} is above {MAX_MATCH_LENGTH}")
+    state = sit.state
     if state.match_length and state.match_over:
         raise RequestError(f"the match is over: score {state.score[0]}-{state.score[1]} "
                            f"to {state.match_length}")
-    if dice is not None and dice[0] == 0:
-        dice = None
-    return Situation(pos, state, (int(dice[0]), int(dice[1])) if dice else None)
+    return sit
 
 
 def _ply(body: Mapping[str, Any], default: int) -> int:
@@ -422,13 +383,13 @@ class Service:
         unknown = sorted(set(body) - {"position", "match_id", "dice", "ply", "count", "rules",
                                       "trials", "seed"})
         if unknown:
-            raise RequestError(f"unknown field {unknown[0]!r}")
+            raise RequestError(f"unknown field {quote(unknown[0])}")
         rules_body = body.get("rules", {})
         if not isinstance(rules_body, Mapping):
-            raise RequestError(f"rules must be an object, got {rules_body!r}")
+            raise RequestError(f"rules must be an object, got {quote(rules_body)}")
         bad = sorted(set(rules_body) - set(RULE_KEYS))
         if bad:
-            raise RequestError(f"unknown rule {bad[0]!r}; rules are {', '.join(RULE_KEYS)}")
+            raise RequestError(f"unknown rule {quote(bad[0])}; rules are {', '.join(RULE_KEYS)}")
         rules = parse_rules(rules_body, self.rules)
         sit = parse_position_text(body.get("position"), rules, body.get("match_id"))
         if "dice" in body:
@@ -570,7 +531,7 @@ class Service:
         trials = _int(body.get("trials", DEFAULT_TRIALS), "trials")
         if not 1 <= trials <= MAX_TRIALS:
             raise RequestError(f"trials must be 1 to {MAX_TRIALS}, got {trials}")
-        seed = _int(body.get("seed", 1), "seed")
+        seed = _int(body.get("seed", 1), "seed", signed=True)
         if not 0 <= seed < 2**32:
             raise RequestError(f"seed must be 0 to 2**32-1, got {seed}")
         if rules.caucasian:

@@ -71,7 +71,7 @@ CubeOwner = Literal["me", "opponent", "centre"]
 
 DIALECTS: tuple[Dialect, ...] = ("gnubg_external", "fibs")
 VARIATION_OF_CHECKERS = {15: "standard", 1: "hyper1", 2: "hyper2", 3: "hyper3"}
-"""The :data:`gbot.game.match.VARIATIONS` name inferred from the checkers per side of a line
+"""The :data:`gbot.game.variations.VARIATIONS` name inferred from the checkers per side of a line
 (Nackgammon plays 15 checkers by standard rules: only its start differs)."""
 
 _N_INTS = N_NUMBERS

@@ -14,21 +14,10 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE
 from gbot.errors import MatchIdError
-
-if TYPE_CHECKING:
-    # The old names ``to_state`` / ``from_state`` of the conversions between the fields and a
-    # :class:`gbot.MatchState`: those are :mod:`gbot.game.match`'s (:func:`~gbot.game.match.
-    # state_from_match_id`, :func:`~gbot.game.match.match_id_fields`), which binds them here when
-    # imported (``import gbot`` imports it), so this module imports nothing of the match model.
-    from gbot.game.match import match_id_fields, state_from_match_id
-
-    to_state = state_from_match_id
-    from_state = match_id_fields
 
 # CENTRE (gbot.core.limits): ``cube_owner`` of a centred cube (stored as 3 in the two owner bits).
 

@@ -1,0 +1,193 @@
+"""The one helper module of the benchmark and profiling scripts in ``scripts/``.
+
+A script imports it before numpy and gbot (``import benchlib``; ``python scripts/NAME.py`` puts
+``scripts/`` on ``sys.path`` and the package ``gbot`` is installed, so no path is edited):
+importing it pins numba, OpenMP and the BLAS to one thread, as every speed figure of these
+scripts is per core.
+
+The measuring code itself lives in :mod:`gbot.testing.bench`, which ``gbot bench`` (the quick
+front door; these scripts are its long forms) uses too, and is re-exported here: the targets
+(:data:`TARGETS`, :class:`Target`), the context (:func:`machine_line`,
+:func:`networks_summary`), seeded samples (:func:`make_pairs`, :data:`MIX`, :func:`kind`,
+:func:`seeded_rolls`, :func:`evaluation_batch`), the figures both print
+(:func:`movegen_batch`, :func:`evaluation_rate`), timers (:func:`timed`, :func:`best_of`,
+:func:`clock`, :func:`interleaved`) and the gnubg-nn peer (:func:`gnubg_nn`,
+:func:`gnubg_board`). What only the scripts need is below: where the repository keeps its data
+(:data:`ROOT`, :data:`GNUBG2PLY`, :data:`TRANSCRIPTS`), :func:`contact_positions` from the
+shared gnubg2ply set, the captured board lines of gnubg (:func:`captured_boards`), servers in
+child processes (:func:`start_gbot_serve`, :func:`free_port`, :func:`cpu_seconds`), latency
+summaries, JSON output, root move filters from text, and gnubg's referee harness
+(:func:`gnubg_harness`).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ONE_THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                   "MKL_NUM_THREADS")
+"""Set to 1 on import, before numpy and numba are imported (they read them once)."""
+
+for _var in ONE_THREAD_VARS:
+    os.environ.setdefault(_var, "1")
+
+from gbot.testing.bench import (  # noqa: E402  (after the thread settings)
+    MIX,
+    TARGETS,
+    PeerTiming,
+    Target,
+    best_of,
+    clock,
+    evaluation_batch,
+    evaluation_rate,
+    gnubg_board,
+    gnubg_nn,
+    gnubg_nn_version,
+    interleaved,
+    kind,
+    load_networks,
+    machine,
+    machine_line,
+    make_pairs,
+    movegen_batch,
+    networks_summary,
+    seeded_rolls,
+    timed,
+)
+from gbot.testing.bench import contact_positions as _contact_positions  # noqa: E402
+
+__all__ = [
+    "GNUBG2PLY", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS", "TRANSCRIPTS", "PeerTiming",
+    "Target", "best_of", "captured_boards", "clock", "contact_positions", "cpu_seconds", "equity",
+    "evaluation_batch", "evaluation_rate", "free_port", "gnubg_board", "gnubg_harness", "gnubg_nn",
+    "gnubg_nn_version", "header", "interleaved", "kind", "latency_summary", "load_networks",
+    "machine", "machine_line", "make_pairs", "movegen_batch", "networks_summary", "parse_filters",
+    "seeded_rolls", "start_gbot_serve", "timed", "write_json",
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository."""
+GNUBG2PLY = ROOT.parent / "shared" / "data" / "gnubg2ply"
+"""The shared gnubg2ply position set (``part-*.csv.gz``), when present."""
+TRANSCRIPTS = ROOT / "protocols" / "transcripts"
+"""gnubg 1.07's captured sessions (``scripts/capture_transcripts.py``)."""
+
+
+def header() -> None:
+    """Print the machine line (cores, CPU, load, versions) that every figure depends on."""
+    print(f"machine: {machine_line()}", flush=True)
+
+
+def contact_positions(n: int, seed: int) -> tuple[list[Any], str]:
+    """``n`` distinct contact positions (side on roll), seeded: from :data:`GNUBG2PLY` where
+    it exists, else from seeded random self-play; and where they come from."""
+    return _contact_positions(n, seed, GNUBG2PLY)
+
+
+def equity(p: Sequence[float]) -> float:
+    """Cubeless money equity of five probabilities (win, gammon, backgammon, lose gammon, lose
+    backgammon) for the side they belong to."""
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+
+
+# --- gnubg's captured questions and servers in child processes ------------------------------
+def captured_boards(limit: int | None = None) -> list[str]:
+    """The first ``limit`` (None: all) distinct board lines gnubg sent in the referee
+    transcripts; exits when there are fewer than ``limit``."""
+    seen: dict[str, None] = {}
+    for path in sorted(TRANSCRIPTS.glob("referee-*.txt")):
+        for raw in path.read_text().splitlines():
+            if not raw.startswith("C "):
+                continue
+            data = ast.literal_eval(raw[2:]).decode().strip("\x00\n")
+            if data.startswith("board:"):
+                seen.setdefault(data, None)
+    boards = list(seen)
+    if limit is None:
+        return boards
+    if len(boards) < limit:
+        raise SystemExit(f"only {len(boards)} captured boards; run scripts/capture_transcripts.py")
+    return boards[:limit]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    """A loopback TCP port free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_gbot_serve(ply: int, cube_ply: int | None = None
+                     ) -> tuple[subprocess.Popen[str], int]:
+    """``gbot serve --ply ply`` (and ``--cube-ply``) on an ephemeral loopback port, returned
+    once it says it is listening: the process and the port (exits when it does not start)."""
+    extra = [] if cube_ply is None else ["--cube-ply", str(cube_ply)]
+    proc = subprocess.Popen([sys.executable, "-m", "gbot.cli", "serve", "--listen", "127.0.0.1:0",
+                             "--ply", str(ply), *extra], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    ready = proc.stdout.readline()
+    if "listening on 127.0.0.1:" not in ready:
+        proc.kill()
+        proc.wait(30)
+        raise SystemExit(f"gbot serve --ply {ply} did not start: {ready!r}")
+    return proc, int(ready.split("listening on 127.0.0.1:")[1].split()[0])
+
+
+def latency_summary(times: Sequence[float]) -> dict[str, float]:
+    """``median_ms``, ``p99_ms``, ``mean_ms`` and ``max_ms`` of ``times`` (seconds)."""
+    ms = sorted(t * 1000.0 for t in times)
+    p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
+    return {"median_ms": statistics.median(ms), "p99_ms": p99, "mean_ms": statistics.fmean(ms),
+            "max_ms": ms[-1]}
+
+
+def write_json(path: str | Path, figures: Any) -> None:
+    """``figures`` as indented JSON in ``path``."""
+    Path(path).write_text(json.dumps(figures, indent=1))
+
+
+def parse_filters(text: str) -> tuple[Any, ...]:
+    """``KEEP:WINDOW,...`` as root move filters (:class:`gbot.eval.evaluator.MoveFilter`)."""
+    from gbot.eval.evaluator import MoveFilter
+
+    out = []
+    for part in text.split(","):
+        keep, window = part.split(":")
+        out.append(MoveFilter(int(keep), float(window)))
+    return tuple(out)
+
+
+def gnubg_harness() -> ModuleType:
+    """``tests/gnubg_harness.py`` (gnubg 1.07 as referee or as server; standard library only),
+    loaded from its file as the module ``gnubg_harness``: it lives with the tests, which import
+    it by that name."""
+    name = "gnubg_harness"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "gnubg_harness.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod      # its dataclasses look their module up by name
+    spec.loader.exec_module(mod)
+    return mod
