@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gbot.cli import main
+from gbot.engine.engine import PLAY_PLY
 from gbot.game.match import Rules
 
 RULE_OPTIONS = ("--jacoby / --no-jacoby", "--beavers / --no-beavers", "--cube-cap",
@@ -74,13 +75,43 @@ def test_web_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     import gbot.adapters.web.app as app
     import gbot.adapters.web.service as service
 
+    class FakeService:
+        def __init__(self, **kw: Any) -> None:
+            services.append(kw)
+
+        def warm(self) -> None:
+            pass
+
+    class FakeServer:
+        def __init__(self, config: Any) -> None:
+            self.startup = None
+
+        def run(self) -> None:
+            pass
+
     services: list[dict[str, Any]] = []
-    monkeypatch.setattr(service, "Service", lambda **kw: services.append(kw) or object())
+    monkeypatch.setattr(service, "Service", FakeService)
     monkeypatch.setattr(app, "create_app", lambda svc, **kw: object())
-    monkeypatch.setattr(uvicorn, "run", lambda application, **kw: None)
+    monkeypatch.setattr(uvicorn, "Server", FakeServer)
     assert invoke("web", *SWITCHES).exit_code == 0
     assert invoke("web").exit_code == 0
     assert [s["rules"] for s in services] == [EXPECTED, GNUBG_DEFAULTS]
+    assert [s["ply"] for s in services] == [PLAY_PLY, PLAY_PLY]
+
+
+def test_adapters_play_at_the_default_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gbot serve`` (and ``fibs``, ``web``, ``play``) play at :data:`PLAY_PLY` unless told;
+    ``--ply 0`` stays for speed."""
+    import gbot.adapters.gnubg_server as server
+
+    monkeypatch.setattr(server, "serve", lambda address, engine, **kw: 0)
+    engines: list[dict[str, Any]] = []
+    monkeypatch.setattr("gbot.cli.Engine", lambda **kw: engines.append(kw) or object())
+    assert invoke("serve", "--listen", "31559").exit_code == 0
+    assert invoke("serve", "--listen", "31559", "--ply", "0").exit_code == 0
+    assert [e["ply"] for e in engines] == [PLAY_PLY, 0] and PLAY_PLY == 2
+    for command in ("fibs", "play"):
+        assert f"[default: {PLAY_PLY};" in " ".join(invoke(command, "--help").output.split())
 
 
 def test_a_cube_cap_off_the_list_is_a_usage_error() -> None:

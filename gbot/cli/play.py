@@ -15,7 +15,7 @@ import click
 
 from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
 from gbot.cli.rules import rule_options
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.engine.hints import cube_hint, play_hints, take_hint
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
 from gbot.game.boardtext import draw
@@ -403,8 +403,8 @@ def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> Non
 @click.command()
 @click.option("--length", type=click.IntRange(0, 64), default=5, show_default=True,
               help="Match length (0 = a money session, game after game).")
-@click.option("--ply", type=click.IntRange(0, 4), default=0, show_default=True,
-              help="gbot's look-ahead.")
+@click.option("--ply", type=click.IntRange(0, 4), default=PLAY_PLY, show_default=True,
+              help="gbot's look-ahead (0 for speed).")
 @click.option("--seed", type=int, default=None, help="Seed for the dice.")
 @click.option("--name", default="you", show_default=True, help="Your name in the match file.")
 @click.option("--save", "save_paths", multiple=True, type=click.Path(dir_okay=False),

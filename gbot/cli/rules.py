@@ -1,5 +1,5 @@
-"""The rule switches of the commands, declared once: one table row per switch of
-:class:`gbot.game.match.Rules`.
+"""The rule switches of the commands, declared once: every option comes from a row of
+:data:`gbot.game.match.SWITCHES`.
 
 :func:`rule_options` gives a command the switches it names (all of :data:`COMMON` by default)
 and calls it with one ``rules`` argument, a :class:`~gbot.game.match.Rules`, in their place
@@ -13,85 +13,55 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from gbot.errors import GbotError
-from gbot.game.match import CUBE_CAPS, END_MODES, OPENERS, RESIGNATIONS, Rules
+from gbot.game.match import SWITCHES, Switch
 from gbot.game.position_text import MONEY_DEFAULTS
-from gbot.game.variations import VARIATIONS
 
-__all__ = ["ALL", "COMMON", "SWITCHES", "rule_options"]
+__all__ = ["ALL", "COMMON", "rule_options"]
 
 _Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
-
-@dataclass(frozen=True)
-class Switch:
-    """One rule switch on the command line: its option, the :class:`Rules` field it sets and
-    how the option's value becomes the field's."""
-
-    field: str
-    decls: tuple[str, ...]
-    help: str
-    default: Any
-    kind: Any = None            # a click type; None for a flag pair or a single flag
-    flag: bool = False          # a single on-flag (``--caucasian``)
-    to_rules: Callable[[Any], Any] = lambda v: v
-
-    def option(self, position: bool) -> _Decorator:
-        """The click option; with ``position`` it defaults to None (not given)."""
-        default = None if position else self.default
-        text = (self.help + " [default: gnubg's; a position's own where it carries one]"
-                if position else self.help)
-        if self.flag:
-            return click.option(*self.decls, self.field, is_flag=True,
-                                default=default if position else False, help=text)
-        if self.kind is None:
-            return click.option(*self.decls, self.field, default=default,
-                                show_default=not position, help=text)
-        return click.option(*self.decls, self.field, type=self.kind, default=default,
-                            show_default=not position, help=text)
-
-
-SWITCHES: dict[str, Switch] = {s.field: s for s in (
-    Switch("jacoby", ("--jacoby/--no-jacoby",),
-           "Money games: gammons count only once the cube was turned (gnubg's default).", True),
-    Switch("beavers", ("--beavers/--no-beavers",),
-           "Money games: the doubled side may beaver (gnubg's default).", True),
-    Switch("cube_cap", ("--cube-cap",), "Highest cube value (0 = no cap).", "0",
-           click.Choice([str(c) for c in CUBE_CAPS]), to_rules=int),
-    Switch("cube_enabled", ("--no-cube",), "Play without the doubling cube.", False,
-           flag=True, to_rules=lambda off: not off),
-    Switch("end_mode", ("--end-mode",),
-           "What a game can be worth: single only, up to gammons, up to backgammons.",
-           "backgammons", click.Choice(list(END_MODES))),
-    Switch("caucasian", ("--caucasian",),
-           "Caucasian rule: a checker that hits in its home board may not join\n"
-           "its own checkers later in the same turn.", False, flag=True),
-    Switch("draw_last_roll", ("--draw-last-roll",),
-           "Draw variant: the other side gets one last roll to draw.", False, flag=True),
-    Switch("opener", ("--opener",), "Who opens games after the first.", "roll",
-           click.Choice(list(OPENERS))),
-    Switch("variation", ("--variation",), "Starting position.", "standard",
-           click.Choice(list(VARIATIONS))),
-    Switch("resignation", ("--resignation",),
-           "Resignations offered and answered (gnubg, FIBS), or scored at once by the "
-           "resigner's position (site style).", "offer", click.Choice(list(RESIGNATIONS))),
-)}
-"""Every switch the commands know, by :class:`Rules` field."""
-
+_BY_FIELD = {s.field: s for s in SWITCHES}
 COMMON = ("jacoby", "beavers", "cube_cap", "cube_enabled", "end_mode", "caucasian")
 """The switches a table's players must agree on and a board line cannot carry."""
-ALL = tuple(SWITCHES)
+ALL = tuple(_BY_FIELD)
+
+
+def _option(switch: Switch, position: bool) -> _Decorator:
+    """The click option of ``switch``; with ``position`` it defaults to None (not given)."""
+    default = switch.value(MONEY_DEFAULTS)
+    text = switch.help
+    if position:
+        text += " [default: gnubg's; a position's own where it carries one]"
+    name = switch.option
+    if switch.choices:
+        kind = click.Choice([str(c) for c in switch.choices])
+        return click.option(name, switch.field, type=kind,
+                            default=None if position else str(default),
+                            show_default=not position, help=text)
+    if "/" in name:
+        return click.option(name, switch.field, default=None if position else default,
+                            show_default=not position, help=text)
+    return click.option(name, switch.field, is_flag=True, flag_value=not default,
+                        default=None if position else default, help=text)
+
+
+def _value(switch: Switch, text: Any) -> Any:
+    """An option's value as the :class:`Rules` field takes it."""
+    if switch.choices and isinstance(switch.choices[0], int):
+        return int(text)
+    return text
 
 
 def rule_options(*names: str, position: bool = False) -> _Decorator:
     """A decorator giving a command the switches ``names`` (default :data:`COMMON`)."""
     chosen = names or COMMON
-    unknown = [n for n in chosen if n not in SWITCHES]
+    unknown = [n for n in chosen if n not in _BY_FIELD]
     if unknown:
         raise ValueError(f"unknown rule switches {unknown}")
 
@@ -101,9 +71,9 @@ def rule_options(*names: str, position: bool = False) -> _Decorator:
             given = {n: kwargs.pop(n) for n in chosen}
             if position:
                 given = {n: v for n, v in given.items() if v is not None}
-            values = {n: SWITCHES[n].to_rules(v) for n, v in given.items()}
+            values = {n: _value(_BY_FIELD[n], v) for n, v in given.items()}
             try:
-                rules = replace(MONEY_DEFAULTS if position else Rules(), **values)
+                rules = replace(MONEY_DEFAULTS, **values)
             except GbotError as exc:
                 raise click.BadParameter(str(exc)) from None
             if position:
@@ -112,7 +82,7 @@ def rule_options(*names: str, position: bool = False) -> _Decorator:
 
         decorated: Callable[..., Any] = with_rules
         for n in reversed(chosen):
-            decorated = SWITCHES[n].option(position)(decorated)
+            decorated = _option(_BY_FIELD[n], position)(decorated)
         return decorated
 
     return decorate

@@ -10,6 +10,7 @@ import click
 
 from gbot.cli.rules import rule_options
 from gbot.cli.warmup import cold_notice, steps
+from gbot.engine.engine import PLAY_PLY
 from gbot.errors import GbotError
 from gbot.game.match import Rules
 
@@ -25,8 +26,9 @@ def _host_port(listen: str) -> tuple[str, int]:
 
 @click.command()
 @click.option("--listen", default="127.0.0.1:8080", show_default=True, help="HOST:PORT.")
-@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
-              help="Default look-ahead of every request (a request may ask for 0-2).")
+@click.option("--ply", type=click.IntRange(0, 2), default=PLAY_PLY, show_default=True,
+              help="Default look-ahead of every request (a request may ask for 0-2; 0 for\n"
+                   "speed).")
 @rule_options()
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Worker threads for the engine (look-ahead requests get half).")

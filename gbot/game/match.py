@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gbot.core.limits import CENTRE as CENTRE
 from gbot.core.limits import MAX_CUBE as MAX_CUBE
@@ -124,6 +124,56 @@ class Rules:
         """Checkers per side in this variation."""
         return checkers_per_side(self.variation)
 
+
+@dataclass(frozen=True)
+class Switch:
+    """One rule switch as the edges name it: the :class:`Rules` field, its name in HTTP
+    requests and replies, its values (``()`` for a yes/no switch), its command-line option
+    and a one-line help. The command line, the HTTP API and its OpenAPI document are built
+    from :data:`SWITCHES`, so a new switch is a :class:`Rules` field and one row here."""
+
+    field: str
+    help: str
+    choices: tuple[Any, ...] = ()
+    web: str = ""
+    cli: str = ""
+    """The option's spelling: ``--name/--no-name`` (default), ``--no-name`` (an off flag) or
+    ``--name`` (an on flag)."""
+
+    @property
+    def key(self) -> str:
+        """The name in HTTP requests and replies."""
+        return self.web or self.field
+
+    @property
+    def option(self) -> str:
+        """The command-line option."""
+        return self.cli or f"--{self.field.replace('_', '-')}/--no-{self.field.replace('_', '-')}"
+
+    def value(self, rules: Rules) -> Any:
+        """This switch's value in ``rules``."""
+        return getattr(rules, self.field)
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch("jacoby", "Money games: gammons count only once the cube was turned (gnubg's "
+           "default)."),
+    Switch("beavers", "Money games: the doubled side may beaver (gnubg's default)."),
+    Switch("cube_cap", "Highest cube value (0 = no cap).", CUBE_CAPS, cli="--cube-cap"),
+    Switch("cube_enabled", "The doubling cube (off: play without it).", web="cube",
+           cli="--no-cube"),
+    Switch("end_mode", "What a game can be worth: single only, up to gammons, up to "
+           "backgammons.", END_MODES, cli="--end-mode"),
+    Switch("caucasian", "Caucasian rule: a checker that hits in its home board may not join "
+           "its own checkers later in the same turn.", cli="--caucasian"),
+    Switch("draw_last_roll", "Draw variant: the other side gets one last roll to draw.",
+           cli="--draw-last-roll"),
+    Switch("opener", "Who opens games after the first.", OPENERS, cli="--opener"),
+    Switch("variation", "Starting position.", VARIATIONS, cli="--variation"),
+    Switch("resignation", "Resignations offered and answered (gnubg, FIBS), or scored at once "
+           "by the resigner's position (site style).", RESIGNATIONS, cli="--resignation"),
+)
+"""Every rule switch, in the order the edges list them."""
 
 @dataclass(frozen=True)
 class MatchState:

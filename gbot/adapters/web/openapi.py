@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gbot.game.match import SWITCHES, Switch
 from gbot.version import __version__
 
 __all__ = ["openapi_document"]
@@ -74,6 +75,14 @@ def _native(summary: str, desc: str, example: Json, reply: str) -> Json:
     }}
 
 
+def _switch_schema(switch: Switch) -> dict[str, Any]:
+    """The JSON schema of one rule switch (:data:`gbot.game.match.SWITCHES`)."""
+    if not switch.choices:
+        return {"type": "boolean", "description": switch.help}
+    kind = "integer" if isinstance(switch.choices[0], int) else "string"
+    return {"type": kind, "enum": list(switch.choices), "description": switch.help}
+
+
 def openapi_document() -> Json:
     """The API's OpenAPI document (a fresh dict)."""
     probs_w = {"type": "object", "title": "wildbg probabilities",
@@ -87,12 +96,7 @@ def openapi_document() -> Json:
                                                  "lose_gammon", "lose_backgammon")}}
     rules = {"type": "object", "description": "Rule switches; missing ones keep the server's "
                                               "defaults (gbot web --help).",
-             "properties": {
-                 "jacoby": {"type": "boolean"}, "beavers": {"type": "boolean"},
-                 "cube": {"type": "boolean", "description": "false: the cube is off"},
-                 "cube_cap": {"type": "integer", "enum": [0, 2, 4, 8, 16, 32, 64]},
-                 "end_mode": {"type": "string", "enum": ["single", "gammons", "backgammons"]},
-                 "caucasian": {"type": "boolean"}}}
+             "properties": {s.key: _switch_schema(s) for s in SWITCHES}}
     request = {"type": "object", "required": ["position"], "properties": {
         "position": {"type": "string", "description":
                      "Position ID, PID:MatchID, XGID=... or a FIBS/gnubg board: line."},

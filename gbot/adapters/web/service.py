@@ -30,7 +30,7 @@ from gbot.engine.hints import cube_hint, play_hints, resign_hint, take_hint
 from gbot.errors import FieldError, GbotError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.fields import parse_int, quote
-from gbot.game.match import CENTRE, MAX_MATCH_LENGTH, MatchState, Rules
+from gbot.game.match import CENTRE, MAX_MATCH_LENGTH, SWITCHES, MatchState, Rules
 from gbot.game.position import Play, Position
 from gbot.game.position_text import Situation, read_situation
 
@@ -175,20 +175,22 @@ def away_state(xa: int, oa: int, crawford: bool, rules: Rules) -> MatchState:
 
 
 def parse_rules(body: Mapping[str, Any], base: Rules) -> Rules:
-    """``base`` with the switches of ``body`` (``jacoby``, ``beavers``, ``cube``, ``cube_cap``,
-    ``end_mode``, ``caucasian``) applied."""
+    """``base`` with the switches of ``body`` applied: each of
+    :data:`gbot.game.match.SWITCHES` by its HTTP name (``jacoby``, ``beavers``, ``cube``,
+    ``cube_cap``, ``end_mode``, ``caucasian``, ...)."""
     changes: dict[str, Any] = {}
-    for key in ("jacoby", "beavers", "caucasian"):
-        if key in body:
-            changes[key] = _json_bool(body[key], key)
-    if "cube" in body:
-        changes["cube_enabled"] = _json_bool(body["cube"], "cube")
-    if "cube_cap" in body:
-        changes["cube_cap"] = _int(body["cube_cap"], "cube_cap")
-    if "end_mode" in body:
-        if not isinstance(body["end_mode"], str):
-            raise RequestError(f"end_mode must be a string, got {quote(body['end_mode'])}")
-        changes["end_mode"] = body["end_mode"]
+    for switch in SWITCHES:
+        if switch.key not in body:
+            continue
+        value = body[switch.key]
+        if not switch.choices:
+            changes[switch.field] = _json_bool(value, switch.key)
+        elif isinstance(switch.choices[0], int):
+            changes[switch.field] = _int(value, switch.key)
+        elif not isinstance(value, str):
+            raise RequestError(f"{switch.key} must be a string, got {quote(value)}")
+        else:
+            changes[switch.field] = value
     if not changes:
         return base
     try:
@@ -284,8 +286,7 @@ def _state_json(state: MatchState) -> Json:
 
 
 def _rules_json(r: Rules) -> Json:
-    return {"jacoby": r.jacoby, "beavers": r.beavers, "cube": r.cube_enabled,
-            "cube_cap": r.cube_cap, "end_mode": r.end_mode, "caucasian": r.caucasian}
+    return {s.key: s.value(r) for s in SWITCHES}
 
 
 # --- the service -------------------------------------------------------------------------------
