@@ -103,7 +103,8 @@ def test_two_ply_figures_do_not_depend_on_chunks_or_workers() -> None:
     base = RolloutSettings(trials=4, checker_ply=2, seed=6, truncate=3, batch=2)
     a = Rollout(base).boards(board)
     assert a == Rollout(replace(base, chunk=1, batch=3)).boards(board)
-    # trial 4 opens with 1-5, which HITS plays otherwise at 1- and 2-ply
+    # 5 trials fill no block of 36, so their dice are independent: with seed 2 trials 1
+    # and 3 open with 6-4 and 1-5, which HITS plays otherwise at 1- and 2-ply
     one = rollout_boards(board, 5, seed=2, checker_ply=2, truncate=1)
     assert one[0].tolist() != rollout_boards(board, 5, seed=2, checker_ply=1,
                                              truncate=1)[0].tolist()

@@ -16,11 +16,18 @@ Cubeful values: each trial's game (cubeless checker play) is replayed with the c
 cube decision on the way taken by the cube model at ``cube_ply`` (:func:`gbot.cube.decide`);
 a double that is passed ends the game, a game that stops early is valued by the cube model.
 A cube decision's three branches (no double, double/take, double/pass) share the same games.
-Variance reduction applies to the cubeless figures only.
+Variance reduction applies to the cubeless figures and, through each roll's luck times the
+cube it was rolled under, to the cubeful ones (:mod:`gbot.analysis.rollout_cube`).
 
-A trial's dice depend on the seed, the position's number and the trial's number alone, so a
-rollout gives the same figures whatever the number of workers, and a resumed rollout the same
-as an uninterrupted one.
+Dice: with ``quasi_random`` the first two rolls are stratified over the trials that fill whole
+blocks of 36 (every opening roll once a block, every pair of opening and reply once in a
+whole block of 1,296; :mod:`gbot.core.rollout`); the trials beyond the last whole block of 36
+take independent dice. Each whole block and each independent trial estimates the mean without
+bias, so every trial count gives an unbiased estimate. A trial's dice depend on the seed, the
+position's number, the trial's number and the planned number of trials alone, so a rollout
+gives the same figures whatever the number of workers, and a resumed rollout the same as an
+uninterrupted one. Standard errors are those of independent trials (the stratified blocks
+make them, if anything, too large).
 """
 
 from __future__ import annotations
@@ -54,9 +61,9 @@ from gbot.eval.bearoff import tables
 from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator
 from gbot.eval.net import Networks
 
-__all__ = ["CubeRollout", "PlayRollout", "Rollout", "RolloutError", "RolloutResult",
-           "RolloutSettings", "TrialTask", "TrialsDone", "decide_branches", "kernel_args",
-           "rollout_boards", "run_task"]
+__all__ = ["BLOCK", "CubeRollout", "PlayRollout", "Recorded", "Rollout", "RolloutError",
+           "RolloutResult", "RolloutSettings", "TrialTask", "TrialsDone", "decide_branches",
+           "kernel_args", "rollout_boards", "run_task", "stratified_trials"]
 
 Probabilities = tuple[float, float, float, float, float]
 Progress = Callable[[int, int], None]
@@ -67,6 +74,10 @@ ROLLOUT_PLIES = (0, 1, 2)
 """The plies :class:`RolloutSettings` takes for checker play and cube decisions."""
 _PATH_LEN = 400
 """Boards recorded per trial for the cubeful replay (a longer game is valued at 0-ply there)."""
+BLOCK = 36
+"""Trials per block of stratified opening rolls (:func:`stratified_trials`)."""
+_CKPT_FORMAT = 2
+"""The checkpoints' format (2: stratified dice only over whole blocks, luck kept apart)."""
 
 
 class RolloutError(GbotError, ValueError):
@@ -80,9 +91,12 @@ class RolloutSettings:
     ``trials``: games per position (at most; see ``min_se``). ``truncate``: plies after which
     a game stops and is valued at 0-ply (0: play to the end). ``bearoff_stop``: stop, exactly,
     at a bear-off in the two-sided table. ``variance_reduction``: luck cancellation against
-    the 21 rolls' 0-ply average. ``quasi_random``: stratified first and second rolls.
+    the 21 rolls' 0-ply average (cubeless and cubeful figures). ``quasi_random``: stratified
+    first and second rolls over the trials that fill whole blocks of 36
+    (:func:`stratified_trials`).
     ``min_se``: stop a position once the standard error of its (cubeless) equity is below this,
-    checked every ``batch`` trials. ``checker_ply``: the ply of the plays inside the rollout
+    checked every ``batch`` trials (only where the trials done fill whole blocks of 36, or
+    once past the stratified ones). ``checker_ply``: the ply of the plays inside the rollout
     (0, or 1 or 2: the evaluator's choice at that ply among the candidates its move filters
     keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply of the
     probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
@@ -176,6 +190,12 @@ class CubeRollout:
     can_double: bool = True
 
 
+def stratified_trials(settings: RolloutSettings) -> int:
+    """How many of a position's trials (from trial 0) have stratified first two rolls: the
+    whole blocks of :data:`BLOCK` in ``settings.trials`` with ``quasi_random``, else 0."""
+    return BLOCK * (settings.trials // BLOCK) if settings.quasi_random else 0
+
+
 def _tuple(a: npt.NDArray[np.float64]) -> Probabilities:
     return (float(a[0]), float(a[1]), float(a[2]), float(a[3]), float(a[4]))
 
@@ -215,31 +235,70 @@ class TrialTask:
     paths: bool
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A recorded task's games for the cubeful replay: the boards at every ply
+    (``[m * n, L, 26]``, as :func:`gbot.core.rollout.rollout_many` records them), the
+    results as played (``[m, n, 5]``, no luck subtracted) and the luck of the roll at every
+    ply (``[m * n, L]``, cubeless equity for the root; zeros without variance reduction)."""
+
+    paths: npt.NDArray[np.int8]
+    played: npt.NDArray[np.float64]
+    lucks: npt.NDArray[np.float64]
+
+
 TrialsDone = tuple[TrialTask, npt.NDArray[np.float64], npt.NDArray[np.int32],
-                   npt.NDArray[np.int8], npt.NDArray[np.int8] | None]
+                   npt.NDArray[np.int8], Recorded | None]
+
+
+def _play(task: TrialTask, t0: int, n: int, quasi: bool
+          ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int32],
+                     npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.float64]]:
+    """Trials ``t0 .. t0 + n - 1`` of the task's boards, stratified with ``quasi``: the
+    results as played, the lucks, plies, ends, and the recorded boards and lucks per ply (no
+    rows unless ``task.paths``)."""
+    s = task.settings
+    m = task.boards.shape[0]
+    played = np.empty((m, n, 5), dtype=np.float64)
+    lucks = np.empty((m, n, 5), dtype=np.float64)
+    plies = np.empty((m, n), dtype=np.int32)
+    ends = np.empty((m, n), dtype=np.int8)
+    length = (s.truncate or _PATH_LEN) + 1 if task.paths else 0
+    paths = np.zeros((m * n if task.paths else 0, length, 26), dtype=np.int8)
+    ply_lucks = np.zeros(paths.shape[:2], dtype=np.float64)
+    f, f2 = DEFAULT_FILTERS[0], DEFAULT_FILTERS[min(1, len(DEFAULT_FILTERS) - 1)]
+    code = kernel.rollout_many(task.boards, n, t0, s.seed, task.keys, s.truncate, quasi,
+                               s.variance_reduction, s.bearoff_stop, False, s.checker_ply,
+                               f.keep, f.window, f2.keep, f2.window, *kernel_args(task.weights),
+                               movegen.HASH_KEYS, played, plies, ends, paths, lucks,
+                               ply_lucks)  # type: ignore[call-arg]
+    if code != kernel.OK:
+        raise RolloutError("a position in the rollout has too many plays for the kernel")
+    return played, lucks, plies, ends, paths, ply_lucks
 
 
 def run_task(task: TrialTask) -> TrialsDone:
     """Play one task's trials (in a worker or here): the task, the final probabilities
-    ``[m, n, 5]``, plies played ``[m, n]``, how each game ended ``[m, n]`` and the recorded
-    boards (None unless ``task.paths``)."""
-    s = task.settings
+    ``[m, n, 5]`` (luck subtracted with variance reduction), plies played ``[m, n]``, how
+    each game ended ``[m, n]`` and, where ``task.paths``, the recorded games (else None).
+
+    The trials below :func:`stratified_trials` have stratified first two rolls, the others
+    independent dice."""
+    strata = stratified_trials(task.settings)
+    cut = min(max(strata - task.t0, 0), task.n)      # trials t0 .. t0 + cut - 1 stratified
+    parts = [_play(task, t0, n, quasi)
+             for t0, n, quasi in ((task.t0, cut, True), (task.t0 + cut, task.n - cut, False))
+             if n > 0]
     m = task.boards.shape[0]
-    out = np.empty((m, task.n, 5), dtype=np.float64)
-    plies = np.empty((m, task.n), dtype=np.int32)
-    ends = np.empty((m, task.n), dtype=np.int8)
-    length = (s.truncate or _PATH_LEN) + 1 if task.paths else 0
-    paths = np.zeros((m * task.n if task.paths else 0, length, 26), dtype=np.int8)
-    vr = s.variance_reduction and not task.paths
-    f, f2 = DEFAULT_FILTERS[0], DEFAULT_FILTERS[min(1, len(DEFAULT_FILTERS) - 1)]
-    code = kernel.rollout_many(task.boards, task.n, task.t0, s.seed, task.keys, s.truncate,
-                               s.quasi_random, vr, s.bearoff_stop, False, s.checker_ply,
-                               f.keep, f.window, f2.keep, f2.window, *kernel_args(task.weights),
-                               movegen.HASH_KEYS, out, plies, ends,
-                               paths)  # type: ignore[call-arg]
-    if code != kernel.OK:
-        raise RolloutError("a position in the rollout has too many plays for the kernel")
-    return task, out, plies, ends, (paths if task.paths else None)
+    played, lucks, plies, ends = (np.concatenate([p[i] for p in parts], axis=1)
+                                  for i in range(4))
+    out = played - lucks
+    if not task.paths:
+        return task, out, plies, ends, None
+    paths, ply_lucks = (np.concatenate([p[i].reshape(m, -1, *p[i].shape[1:]) for p in parts],
+                                       axis=1).reshape(m * task.n, *parts[0][i].shape[1:])
+                        for i in (4, 5))
+    return task, out, plies, ends, Recorded(paths, played, ply_lucks)
 
 
 def _worker_init() -> None:
@@ -363,16 +422,26 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
 
 @dataclass
 class _Trials:
-    """Trials of one position so far (kept in trial order)."""
+    """Trials of one position so far (kept in trial order): ``out`` the results less the luck
+    (the cubeless figures); for recorded games ``paths`` and ``played`` (the results as
+    played) and ``lucks`` (each ply's luck, :class:`Recorded`)."""
 
     out: list[npt.NDArray[np.float64]] = field(default_factory=list)
     paths: list[npt.NDArray[np.int8]] = field(default_factory=list)
     ends: list[npt.NDArray[np.int8]] = field(default_factory=list)
     plies: list[npt.NDArray[np.int32]] = field(default_factory=list)
+    played: list[npt.NDArray[np.float64]] = field(default_factory=list)
+    lucks: list[npt.NDArray[np.float64]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
         return sum(o.shape[0] for o in self.out)
+
+    def as_played(self) -> _Trials:
+        """The recorded games with their results as played, for
+        :func:`gbot.analysis.rollout_cube.replay`."""
+        return _Trials(out=self.played, paths=self.paths, ends=self.ends, plies=self.plies,
+                       lucks=self.lucks)
 
 
 class Rollout:
@@ -399,7 +468,8 @@ class Rollout:
         import hashlib
 
         s = replace(self.settings, workers=1, backend="process", ray_address=None)
-        key = hashlib.sha1(boards.tobytes() + repr((s, cubeful, self.weights)).encode())
+        key = hashlib.sha1(boards.tobytes()
+                           + repr((s, cubeful, self.weights, _CKPT_FORMAT)).encode())
         return self.checkpoint / f"rollout-{key.hexdigest()[:16]}.npz"
 
     def _trials(self, boards: npt.NDArray[np.int8], cubeful: bool) -> list[_Trials]:
@@ -417,6 +487,8 @@ class Rollout:
                         got[k].plies.append(z[f"plies{k}"])
                         if cubeful:
                             got[k].paths.append(z[f"paths{k}"])
+                            got[k].played.append(z[f"played{k}"])
+                            got[k].lucks.append(z[f"lucks{k}"])
         pool = _Pool(s)
         try:
             while True:
@@ -433,13 +505,15 @@ class Rollout:
                                                cubeful))
                 if not tasks:
                     break
-                for task, out, plies, ends, paths in pool.map(tasks):
+                for task, out, plies, ends, rec in pool.map(tasks):
                     k = int(task.keys[0])
                     got[k].out.append(out[0])
                     got[k].plies.append(plies[0])
                     got[k].ends.append(ends[0])
-                    if paths is not None:
-                        got[k].paths.append(paths)
+                    if rec is not None:
+                        got[k].paths.append(rec.paths)
+                        got[k].played.append(rec.played[0])
+                        got[k].lucks.append(rec.lucks)
                 self._save(ckpt, got, cubeful)
                 if self.progress is not None:
                     self.progress(sum(g.count for g in got), m * s.trials)
@@ -448,7 +522,11 @@ class Rollout:
         return got
 
     def _precise(self, t: _Trials, done: int) -> bool:
+        """Whether the ``min_se`` stop applies after ``done`` trials: never inside a block of
+        stratified trials (a part block would bias the estimate)."""
         if self.settings.min_se <= 0.0 or done < 2:
+            return False
+        if done < stratified_trials(self.settings) and done % BLOCK:
             return False
         eq = np.concatenate(t.out) @ _EQ - 1.0
         return bool(eq.std(ddof=1) / math.sqrt(done) < self.settings.min_se)
@@ -466,6 +544,8 @@ class Rollout:
                 arrays[f"plies{k}"] = np.concatenate(g.plies)
                 if cubeful:
                     arrays[f"paths{k}"] = np.concatenate(g.paths)
+                    arrays[f"played{k}"] = np.concatenate(g.played)
+                    arrays[f"lucks{k}"] = np.concatenate(g.lucks)
         tmp = ckpt.with_suffix(".tmp.npz")
         np.savez(tmp, **arrays)
         os.replace(tmp, ckpt)
@@ -497,7 +577,7 @@ class Rollout:
             return self.boards(arr)[0]
         t = self._trials(arr, True)[0]
         res = self._cubeless(t, False)
-        vals, mwc = replay(t, state, "free", cube_ply=self.settings.cube_ply,
+        vals, mwc = replay(t.as_played(), state, "free", cube_ply=self.settings.cube_ply,
                            weights=self.weights)
         return with_cubeful(res, vals, mwc)
 
@@ -516,7 +596,7 @@ class Rollout:
         for h, t in zip(hints, trials, strict=True):
             res = self._cubeless(t, True)
             if cubeful:
-                vals, mwc = replay(t, opponent_state(state), "free",
+                vals, mwc = replay(t.as_played(), opponent_state(state), "free",
                                    cube_ply=self.settings.cube_ply, weights=self.weights)
                 res = with_cubeful(res, -vals, None if mwc is None else 1.0 - mwc,
                                    match_state=state)
@@ -532,7 +612,7 @@ class Rollout:
         """The cube decision of the side on roll of ``pos`` in ``state``, rolled out."""
         arr = _as_boards(np.asarray(pos.board))
         t = self._trials(arr, True)[0]
-        return decide_branches(self._cubeless(t, False), t, state,
+        return decide_branches(self._cubeless(t, False), t.as_played(), state,
                                cube_ply=self.settings.cube_ply, weights=self.weights)
 
 
@@ -552,7 +632,8 @@ def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
 
 def decide_branches(cubeless: RolloutResult, trials: Any, state: Any, *, cube_ply: int = 0,
                     weights: str | None = None) -> CubeRollout:
-    """The rolled-out cube decision of the root of ``trials`` (recorded with their boards) in
+    """The rolled-out cube decision of the root of ``trials`` (recorded games with their
+    results as played, as :func:`gbot.analysis.rollout_cube.replay` reads them) in
     ``state``: the no-double and double/take branches replayed with the cube
     (:func:`gbot.analysis.rollout_cube.replay`, ``cube_ply`` and ``weights`` as there) on top of the
     cubeless figures ``cubeless``, decided by :func:`gbot.cube.decision.decide_from_equities`."""

@@ -12,6 +12,13 @@ it over. A finished game scores its points times the cube (single under the Jaco
 centred cube); a game that stopped early (truncation, bear-off table) is valued by the cube
 model's right action there. Money values are points per unit of the starting cube; match
 values are the root's match winning chance, and its normalised match equity (EMG).
+
+Variance reduction: where the games come with the luck of each roll (cubeless equity, see
+:func:`gbot.core.rollout.rollout_many`), each roll's luck times the cube it was rolled under
+(per unit of the starting cube; in a match scaled to EMG alike) is subtracted from the game's
+cubeful value, up to the roll before a pass ends the game. The cube a roll is played under is
+settled before the roll, and the luck of a roll has mean zero over its dice, so the estimate
+keeps its mean.
 """
 
 from __future__ import annotations
@@ -107,9 +114,11 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
     ``mode``: ``"free"`` (the root may double before its first roll), ``"nd"`` (it does not)
     or ``"dt"`` (it doubles and is taken). ``cube_ply``: the ply of the probabilities the
     cube decisions are made on (each board evaluated at that ply only where a decision needs
-    it); ``weights``: the networks file (None: the shipped networks). Returns
-    ``(values, mwc)``: money points per unit of the starting cube (mwc None), or in a match
-    the EMG per trial and the match winning chance per trial."""
+    it); ``weights``: the networks file (None: the shipped networks). ``trials`` holds the
+    games (``out``: results as played, ``plies``, ``ends``, ``paths``) and optionally
+    ``lucks``, each ply's luck (variance reduction). Returns ``(values, mwc)``: money points
+    per unit of the starting cube (mwc None), or in a match the EMG per trial and the match
+    winning chance per trial."""
     base = context_from_state(state, 0.68)
     money = base.is_money
     out = np.concatenate(trials.out)
@@ -138,8 +147,10 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
     owner0 = -1 if base.owner == Owner.CENTRE else (0 if base.owner == Owner.ME else 1)
     vals = np.empty(n, dtype=np.float64)
     mwcs = np.empty(n, dtype=np.float64)
-    # per trial: next ply to look at, cube, owner (root's view), value (None: still playing)
-    walk: list[list[Any]] = [[1 if mode != "free" else 0, c0, owner0, None] for _ in range(n)]
+    # per trial: next ply to look at, cube, owner (root's view), value (None: still playing),
+    # the plies from which the cube changed with the new cube, the ply a pass ended it at
+    walk: list[list[Any]] = [[1 if mode != "free" else 0, c0, owner0, None, [], None]
+                             for _ in range(n)]
     if mode == "dt":
         for w in walk:
             w[1], w[2] = 2 * c0, 1
@@ -178,10 +189,12 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
                 if d.response == "pass":
                     pts = cube if root_moves else -cube
                     w[3] = float(pts) if money else match_chance(base, pts)
+                    w[5] = j
                     j = k
                     break
                 cube *= 4 if d.response == "beaver" else 2
                 owner = 1 - mover
+                w[4].append((j, cube))
                 j += 1
             w[0], w[1], w[2] = j, cube, owner
             if stalled:
@@ -191,7 +204,7 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
             deep[rows] = ev.evaluate(np.ascontiguousarray(flat[rows]), cube_ply)
         todo = waiting
     for i in range(n):
-        _, cube, owner, value = walk[i]
+        _, cube, owner, value = walk[i][:4]
         k = int(plies[i])
         if value is None:
             r = out[i]
@@ -210,8 +223,29 @@ def replay(trials: Any, state: Any, mode: str = "free", *, cube_ply: int = 0,
             vals[i] = value / c0
         else:
             mwcs[i] = value
+    luck = None
+    if getattr(trials, "lucks", None):
+        luck = _cube_luck(np.concatenate(trials.lucks), plies, walk,
+                          2 * c0 if mode == "dt" else c0) / c0
     if money:
-        return vals, None
+        return (vals if luck is None else vals - luck), None
     win = match_chance(base, c0)
     lose = match_chance(base, -c0)
+    if luck is not None:
+        mwcs -= luck * (win - lose) / 2.0
     return (2.0 * mwcs - win - lose) / (win - lose), mwcs
+
+
+def _cube_luck(lucks: F64, plies: npt.NDArray[np.int32], walk: list[list[Any]],
+               cube0: int) -> F64:
+    """Per trial, the sum over its rolls of each roll's luck (``lucks[i, ply]``) times the cube
+    it was rolled under, up to the roll before a pass ended the game; ``cube0`` is the cube
+    of the first roll, ``walk`` the replay's record of cube changes and passes."""
+    total = np.empty(len(walk), dtype=np.float64)
+    for i, w in enumerate(walk):
+        end = int(plies[i]) if w[5] is None else int(w[5])
+        cubes = np.full(end, float(cube0))
+        for ply, cube in w[4]:
+            cubes[ply:] = cube
+        total[i] = float(lucks[i, :end] @ cubes)
+    return total

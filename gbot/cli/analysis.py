@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import click
 
+from gbot.cli.hint_text import SE_NOTE
 from gbot.cli.tools import parse_dice, read_position
 from gbot.errors import GbotError
 
@@ -57,9 +59,10 @@ def _result_json(r: Any) -> dict[str, Any]:
 @click.option("--truncate", type=click.IntRange(0, 10_000), default=0, show_default=True,
               help="Stop each game after this many plies (0: play to the end).")
 @click.option("--vr/--no-vr", "vr", default=True, show_default=True,
-              help="Variance reduction (luck cancellation; cubeless figures).")
+              help="Variance reduction (luck cancellation; cubeless and cubeful figures).")
 @click.option("--quasi/--no-quasi", default=True, show_default=True,
-              help="Quasi-random dice for the first two rolls.")
+              help="Quasi-random dice: the first two rolls stratified over whole blocks of "
+                   "36 trials (the trials beyond them take independent dice).")
 @click.option("--bearoff-stop/--no-bearoff-stop", default=True, show_default=True,
               help="Stop exactly at a two-sided bear-off.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True)
@@ -89,9 +92,12 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
             as_json: bool) -> None:
     """Roll out POSITION (Position ID, PID:MID or XGID): every candidate play of DICE, or the
     cube decision without dice. Checker plays and cube decisions inside the rollout at
-    --checker-ply and --cube-ply (0-ply by default)."""
+    --checker-ply and --cube-ply (0-ply by default); gbot's own play (at --checker-ply) is
+    starred."""
     from gbot.analysis.rollout import Rollout, RolloutSettings
+    from gbot.engine.engine import Engine
 
+    chosen: Any = None
     try:
         pos, state = read_position(position, match_id)
         roll = parse_dice(dice) or (tuple(state.dice) if state.dice[0] else None)
@@ -106,6 +112,9 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
         else:
             plays = ro.plays(pos, roll, None if cubeless else state, candidates=candidates,
                              ply=ply)
+            engine = Engine(ply=checker_ply, rules=state.rules)
+            chosen = engine.choose_play(pos, roll, replace(engine.rules_state(state),
+                                                           dice=roll))
     except GbotError as exc:
         raise click.ClickException(str(exc)) from None
     money = state.match_length == 0
@@ -128,11 +137,16 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
             click.echo(f"  3. double/pass   {cube.double_pass:+.3f}")
         click.echo(f"  proper cube action: {cube.action.replace('_', ' ')} "
                    f"(opponent: {cube.response})")
+        click.echo(SE_NOTE)
         return
+
+    def is_chosen(r: Any) -> bool:
+        return chosen is not None and r.play.position == chosen.position
+
     if as_json:
         click.echo(json.dumps({"position": pos.id(), "dice": list(roll), "plays": [
-            {"rank": i, "play": r.play.notation, **_result_json(r.result)}
-            for i, r in enumerate(plays, 1)]}, indent=2))
+            {"rank": i, "play": r.play.notation, "chosen": is_chosen(r),
+             **_result_json(r.result)} for i, r in enumerate(plays, 1)]}, indent=2))
         return
     head = "cubeless equity" if cubeless else f"cubeful {unit}"
     click.echo(f"{pos.id()}  {roll[0]}{roll[1]}  rolled out ({head}; win wg wbg  lose lg lbg)")
@@ -146,8 +160,17 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
         assert eq is not None and se is not None
         best = eq if best is None else best
         diff = f"({eq - best:+.3f})" if i > 1 else ""
-        click.echo(f"  {i:2d}. {r.play.notation:<24s} {eq:+.3f} {diff:>9s} ± {se:.3f}  "
+        mark = "*" if is_chosen(r) else " "
+        click.echo(f" {mark}{i:2d}. {r.play.notation:<24s} {eq:+.3f} {diff:>9s} ± {se:.3f}  "
                    f"{_probs_cols(res.probabilities)}  {res.trials} trials")
+    if chosen is not None:
+        if any(is_chosen(r) for r in plays):
+            click.echo(f"  * gbot's play (at {checker_ply}-ply)")
+        else:
+            click.echo(f"  gbot's play at {checker_ply}-ply, {chosen.notation or '(no move)'}, "
+                       "is not among these")
+    if plays:
+        click.echo(SE_NOTE)
 
 
 def _summary_lines(a: Any) -> list[str]:

@@ -8,7 +8,12 @@ from typing import Any
 from gbot.engine.hints import describe_state
 from gbot.game.boardtext import dice_text
 
-__all__ = ["cube_hint_lines", "fmt_probs", "pct", "play_hint_lines", "take_hint_lines"]
+__all__ = ["SE_NOTE", "cube_hint_lines", "fmt_probs", "pct", "play_hint_lines",
+           "take_hint_lines"]
+
+SE_NOTE = "  ± is one standard error"
+"""The footnote of the rollout tables (``gbot rollout``, ``gbot hint --rollout``): what the
+± figures are."""
 
 
 def fmt_probs(p: tuple[float, ...]) -> str:

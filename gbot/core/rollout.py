@@ -11,10 +11,15 @@ probabilities where the trial stopped early.
 
 Dice. Trial ``t`` of position ``k`` draws its dice from numba's Mersenne Twister seeded with a
 hash of ``(seed, k, t)`` alone, so a trial's game does not depend on which worker plays it or
-in what order. With ``quasi``, the first two rolls are stratified instead: trial ``t`` opens
-with roll ``t mod 36`` and answers with roll ``(t div 36) mod 36`` (rolls numbered
-``6 (d1 - 1) + (d2 - 1)``), so every block of 36 trials holds each first roll once and every
-block of 1,296 each pair of first and second roll once.
+in what order. With ``quasi`` the first two rolls are stratified instead (rolls numbered
+``6 (d1 - 1) + (d2 - 1)``): trial ``t`` opens with roll ``a = t mod 36`` and is answered with
+roll ``beta[(a + rho[i]) mod 36]``, ``i = (t div 36) mod 36``, where ``rho`` and ``beta`` are
+permutations of the 36 rolls drawn afresh for each block of 1,296 trials (seeded by ``seed``,
+``k`` and the block's number). So every block of 36 trials holds each opening roll once and
+each reply once, every block of 1,296 each pair of opening and reply once, and a trial's reply
+is uniform and independent of its opening: the trials of whole blocks of 36 estimate the mean
+without bias. Callers pass ``quasi`` only for such whole blocks (the trials beyond the last
+whole block take independent dice, see :mod:`gbot.analysis.rollout`).
 
 Variance reduction (``vr``): before each roll the side to move's 0-ply values after its best
 play for all 21 rolls are computed; the *luck* of the roll it got is that roll's value less
@@ -69,6 +74,24 @@ def trial_seed(seed: int, k: int, t: int) -> int:
 
 
 @jit
+def block_seed(seed: int, k: int, block: int) -> int:
+    """The Mersenne Twister seed of the stratified replies of block ``block`` (trials
+    ``1296 block .. 1296 block + 1295``) of position ``k``."""
+    return trial_seed(seed, k, -1 - block)
+
+
+@jit
+def _shuffle(perm: I64) -> None:
+    """``perm`` = a uniformly random permutation of ``0 .. len - 1`` (numba's generator)."""
+    n = perm.shape[0]
+    for i in range(n):
+        perm[i] = i
+    for i in range(n - 1, 0, -1):
+        j = np.random.randint(0, i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+
+
+@jit
 def _to_root(p: F64, mover_is_root: bool, out: F64) -> None:
     """``out`` = probabilities ``p`` of the mover, seen by the root's side."""
     if mover_is_root:
@@ -93,20 +116,24 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                  esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
                  hash_keys: I64, out: F64, plies: I32, ends: I8,
-                 paths: I8) -> int:
+                 paths: I8, lucks: F64 | None = None,
+                 ply_lucks: F64 | None = None) -> int:
     """Trials ``t0 .. t0 + n_trials - 1`` of each board ``boards[k]`` (side to move about to
     roll); ``keys[k]`` is the position's number in the dice hash.
 
     ``out[k, j]`` gets trial ``t0 + j``'s five probabilities for the root's side (luck
-    subtracted with ``vr``), ``plies[k, j]`` the plies played, ``ends[k, j]`` how it ended
-    (:data:`END_OVER`, ...). ``trunc`` > 0 stops after that many plies; ``stop_bearoff``
-    stops at a two-sided bear-off after the first ply. When ``paths`` has rows
-    (``[len(boards) * n_trials, L, 26]``) the board at each ply (side to move's view, the
-    last one where the trial stopped) is recorded there, and a trial stops (truncated) at
-    ply ``L - 1``.
-    ``checker_ply`` 1 or 2 chooses each play at that ply
-    (:func:`gbot.core.oneply.best_deeper` with the move filters ``keep``/``window`` and
-    ``keep2``/``window2``) instead of 0-ply; the luck of a roll is still measured at 0-ply.
+    subtracted with ``vr``; where ``lucks`` is given, ``out[k, j]`` is the result as played
+    and ``lucks[k, j]`` the luck, zero without ``vr``), ``plies[k, j]`` the plies played,
+    ``ends[k, j]`` how it ended (:data:`END_OVER`, ...). ``trunc`` > 0 stops after that
+    many plies; ``stop_bearoff`` stops at a two-sided bear-off after the first ply. When
+    ``paths`` has rows (``[len(boards) * n_trials, L, 26]``) the board at each ply (side to
+    move's view, the last one where the trial stopped) is recorded there, and a trial stops
+    (truncated) at ply ``L - 1``; with ``vr`` and ``ply_lucks`` (``[len(paths), L]``, zeros)
+    the luck of the roll at each ply, in cubeless money equity for the root's side, goes there
+    too. ``quasi``: stratified first two rolls (see the module's docstring). ``checker_ply``
+    1 or 2 chooses each play at that ply (:func:`gbot.core.oneply.best_deeper` with the move
+    filters ``keep``/``window`` and ``keep2``/``window2``) instead of 0-ply; the luck of a
+    roll is still measured at 0-ply.
     The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
     Returns :data:`OK` or :data:`TOO_MANY`."""
     net = Nets(esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
@@ -124,9 +151,21 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     rootv = np.empty(5, dtype=np.float64)
     record = paths.shape[0] > 0
     max_len = paths.shape[1] - 1 if record else MAX_PLIES
+    rho = np.empty(36, dtype=np.int64)
+    beta = np.empty(36, dtype=np.int64)
     for k in range(boards.shape[0]):
+        shuffled = -1            # the block whose reply permutations rho and beta hold
         for j in range(n_trials):
             t = t0 + j
+            reply = 0
+            if quasi:
+                block = t // 1296
+                if block != shuffled:
+                    np.random.seed(block_seed(seed, int(keys[k]), block))
+                    _shuffle(rho)
+                    _shuffle(beta)
+                    shuffled = block
+                reply = beta[(t % 36 + rho[(t // 36) % 36]) % 36]
             np.random.seed(trial_seed(seed, int(keys[k]), t))
             board[:] = boards[k]
             for c in range(5):
@@ -153,7 +192,7 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                 if quasi and ply == 0:
                     r36 = t % 36
                 elif quasi and ply == 1:
-                    r36 = (t // 36) % 36
+                    r36 = reply
                 else:
                     r36 = 6 * np.random.randint(0, 6) + np.random.randint(0, 6)
                 actual = _ROLL_OF[r36]
@@ -186,6 +225,9 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                             avg[c] += _W[r] * roll_vals[r, c]
                     for c in range(5):
                         mine[c] = roll_vals[actual, c] - avg[c]
+                    if record and ply_lucks is not None:
+                        eq = 2.0 * mine[0] + mine[1] + mine[2] - mine[3] - mine[4]
+                        ply_lucks[row, ply] = eq if root_moves else -eq
                     if root_moves:
                         for c in range(5):
                             luck[c] += mine[c]
@@ -198,8 +240,13 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                         luck[3] += mine[1]
                         luck[4] += mine[2]
                 ply += 1
-            for c in range(5):
-                out[k, j, c] = rootv[c] - luck[c]
+            if lucks is not None:
+                for c in range(5):
+                    out[k, j, c] = rootv[c]
+                    lucks[k, j, c] = luck[c]
+            else:
+                for c in range(5):
+                    out[k, j, c] = rootv[c] - luck[c]
             plies[k, j] = ply
             ends[k, j] = end
     return OK
