@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 from gbot.errors import MatchFileError
 from gbot.game.match import GameState, Rules
 from gbot.game.notations.position_id import encode
-from gbot.game.referee import Action, MatchRecord, Referee
+from gbot.game.referee import Action, MatchRecord, Referee, legal_results
 from gbot.records import matfile
 from tests.conftest import gnubg_binary
 from tests.players import play_match
@@ -146,10 +147,12 @@ def test_round_trip_of_gnubg_export() -> None:
     (" 5 point match\n\n 1) 31: 8/5 6/5\n", "before the first game"),
     (" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/4 6/5\n", "8/4 6/5"),
     (" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 33: 8/5 8/5 6/3 6/3\n", "double"),
-    (" 5 point match\n\n Game 1\n a : 3   b : 0\n  1) 31: 8/5 6/5\n", "score"),
-    (" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5 hello\n", "hello"),
+    (" 5 point match\n\n Game 1\n a : 5   b : 0\n  1) 31: 8/5 6/5\n", "ends a 5-point match"),
     (" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5 Takes\n", "take"),
+    (" 5 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5 Doubles => 4\n",
+     "cube offered at 4"),
 ])
+@pytest.mark.filterwarnings("ignore::gbot.records.matfile.MatchFileWarning")
 def test_bad_files(text: str, needle: str) -> None:
     with pytest.raises(MatchFileError) as exc:
         matfile.loads(text)
@@ -162,6 +165,191 @@ def test_bad_names() -> None:
     with pytest.raises(MatchFileError) as exc:
         matfile.dumps(rec)
     assert "'a:b'" in str(exc.value)
+
+
+# --------------------------------------------------------------------------- other writers
+
+_HEAD = " 5 point match\n\n Game 1\n alice : 0                      bob : 0\n"
+
+
+def _read(text: str, rules: Rules | None = None) -> tuple[MatchRecord, list[tuple[int, str]]]:
+    """The record of ``text`` and its warnings, as (line, message)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = matfile.loads(text, rules)
+    out = []
+    for w in caught:
+        assert issubclass(w.category, matfile.MatchFileWarning), w
+        msg = w.message
+        assert isinstance(msg, matfile.MatchFileWarning)
+        assert w.lineno == msg.line and w.filename == "<match file>"
+        assert "\n" not in msg.text and len(msg.text) < 300, msg.text
+        out.append((msg.line, msg.text))
+    return rec, out
+
+
+def test_text_after_a_move_is_skipped_with_a_warning() -> None:
+    rec, warned = _read(_HEAD + "  1) 31: 8/5 6/5 hello\n")
+    assert warned == [(5, "game 1: skipped 'hello' after the move 8/5 6/5")]
+    assert [a.steps for a in rec.games[0].actions if a.kind == "move"] == [((8, 5), (6, 5))]
+
+
+def test_lines_that_are_no_entry_are_skipped_with_a_warning() -> None:
+    text = ("Played at the club\n" + _HEAD + "  1) 31: 8/5 6/5                 64: 24/18 13/9\n"
+            "   (a spectator spilled coffee here)\n  2) 21: 13/11 24/23\n")
+    rec, warned = _read(text)
+    assert [n for n, _ in warned] == [1, 7]
+    assert "before the 'N point match' line" in warned[0][1] and "coffee" in warned[1][1]
+    assert len([a for a in rec.games[0].actions if a.kind == "move"]) == 3
+
+
+def test_cannot_move_is_a_roll_without_a_play() -> None:
+    moves = [a for a in matfile.loads(GNUBG_EXPORT).games[1].actions if a.kind == "move"]
+    dance = next(i for i, a in enumerate(moves) if not a.steps)
+    studio = GNUBG_EXPORT.replace("54: \n", "54: Cannot Move\n")
+    assert studio != GNUBG_EXPORT
+    rec, warned = _read(studio)
+    assert warned == [] and _moves(rec) == _moves(matfile.loads(GNUBG_EXPORT))
+    assert not [a for a in rec.games[1].actions if a.kind == "move"][dance].steps
+    # 'Cannot Move' where the roll has a play is illegal play, as an empty move is
+    with pytest.raises(MatchFileError, match="out of turn"):
+        matfile.loads(_HEAD + "  1) 31: Cannot Move               64: 24/18 13/9\n")
+
+
+@pytest.mark.parametrize(("doubled", "crawford"), [(False, True), (True, False)])
+def test_a_record_that_starts_in_mid_match(doubled: bool, crawford: bool) -> None:
+    cube = "  2) 21: 13/11 24/23              Doubles => 2\n  3)  Takes\n" if doubled else ""
+    text = (" 7 point match\n\n Game 1\n alice : 6                      bob : 5\n"
+            "  1) 31: 8/5 6/5                 64: 24/18 13/9\n" + cube
+            + f"                                  Wins {2 if doubled else 1} point\n")
+    rec, warned = _read(text)
+    assert warned == []
+    game = rec.games[0]
+    # a game one away from the match with a double in it is past the Crawford game
+    assert game.score == (6, 5) and game.crawford is crawford
+    assert (game.winner, game.points) == (1, 2 if doubled else 1)
+    assert rec.final_score == (6, 7 if doubled else 6)
+
+
+def test_a_score_line_that_disagrees_with_the_play_is_kept_with_a_warning() -> None:
+    text = GNUBG_EXPORT.replace(" gnubg : 2                      root : 0",
+                                " gnubg : 3                      root : 0")
+    rec, warned = _read(text)
+    line = text.splitlines().index(" Game 2") + 1
+    assert warned == [(line, "game 2: the file says score 3-0, the play before gives 2-0; the "
+                             "file's score is kept")]
+    assert rec.games[1].score == (3, 0) and rec.final_score == (5, 0)
+
+
+def test_a_game_without_a_score_line_is_skipped() -> None:
+    text = GNUBG_EXPORT.replace(" gnubg : 2                      root : 0\n", "")
+    rec, warned = _read(text)
+    assert len(rec.games) == 1 and rec.final_score == (2, 0)
+    assert "game 2 has no score line" in warned[0][1] and len(warned) == 1
+
+
+def test_a_game_without_a_result_is_closed_when_the_next_begins() -> None:
+    text = _HEAD + "  1) 31: 8/5 6/5\n\n Game 2\n alice : 0                      bob : 1\n"
+    rec, warned = _read(text)
+    assert warned == [(5, "game 1 ends without a result"),
+                      (7, "game 2: the file says score 0-1, the play before gives 0-0; the "
+                          "file's score is kept")]
+    assert (rec.games[0].winner, rec.games[0].points) == (-1, 0)
+    assert rec.games[1].score == (0, 1) and rec.final_score == (0, 1)
+
+
+def test_losses_is_the_loser_s_entry() -> None:
+    text = _HEAD + "  1) 31: 8/5 6/5                 Losses 2 point\n"
+    rec, warned = _read(text)
+    assert warned == [] and rec.final_score == (2, 0)
+    game = rec.games[0]
+    assert (game.winner, game.points, game.how) == (0, 2, GameState.RESIGNED)
+    assert [a.kind for a in game.actions][-3:] == ["resign", "accept", "win"]
+
+
+@pytest.mark.parametrize(("end", "why"), [
+    ("Losses 4 point", "a resignation scores 1 or 2 or 3"),
+    ("Wins 3 points", "a double to 2 is pending"),
+])
+def test_a_result_the_play_does_not_give_is_kept_as_recorded(end: str, why: str) -> None:
+    cube = "  2)  Doubles => 2\n" if "Wins" in end else ""
+    text = _HEAD + "  1) 31: 8/5 6/5                 64: 24/18 13/9\n" + cube + " " * 34 + end
+    rec, warned = _read(text + "\n")
+    assert len(warned) == 1 and why in warned[0][1] and "recorded result is kept" in warned[0][1]
+    game = rec.games[0]
+    assert (game.winner, game.points, game.how) == (1 if cube else 0, int(end.split()[1]),
+                                                   GameState.RESIGNED)
+
+
+def test_a_borne_off_loser_resigns_no_gammon() -> None:
+    # a gammon resigned where the loser has borne off checkers: a forfeit, kept as recorded
+    text = GNUBG_EXPORT.replace(" 23)  Doubles => 4                Drops\n      Wins 2 points",
+                                " 23)                             Losses 4 points")
+    assert text != GNUBG_EXPORT
+    rec, warned = _read(text)
+    assert (rec.games[0].winner, rec.games[0].points) == (0, 4)
+    assert "cube at 2, a resignation scores 2 as player 1 has borne off" in warned[0][1]
+    assert "the file says score 2-0, the play before gives 4-0" in warned[1][1]
+
+
+def test_wins_after_an_unanswered_double_is_a_drop() -> None:
+    text = _HEAD + "  1) 31: 8/5 6/5                  Doubles => 2\n" + " " * 34 + "Wins 1 point\n"
+    rec, warned = _read(text)
+    assert warned == [] and rec.games[0].how == GameState.DROPPED
+
+
+def test_a_result_line_that_disagrees_with_the_finished_play_is_a_warning() -> None:
+    text = GNUBG_EXPORT.replace("      Wins 2 points\n\n Game 2", "      Wins 1 point\n\n Game 2")
+    rec, warned = _read(text)
+    assert rec.games[0].points == 2 and len(warned) == 1
+    assert "the play gives player 0 2 point(s), which is kept" in warned[0][1]
+
+
+def test_an_unknown_move_is_followed_only_where_the_roll_allows_one_play() -> None:
+    # 64 from the bar against a five-point board: one play; a 31 later has many
+    rec, warned = _read(_HEAD + "  1) 31: ????                    64: 24/18 13/9\n"
+                        "  2) 21: 13/11 24/23              Doubles => 2\n"
+                        "  3)  Drops                       Wins 1 point\n")
+    assert warned == [(5, "game 1: '31: ????' is no move gbot can read, and 31 has 16 legal "
+                          "plays; the rest of the game (lines 5-7) is skipped, its recorded "
+                          "result is kept")]
+    game = rec.games[0]
+    assert (game.winner, game.points) == (1, 1) and rec.final_score == (0, 1)
+    assert [a.kind for a in game.actions] == ["roll", "win"]
+
+
+def test_an_unknown_move_with_a_single_play_is_played() -> None:
+    export = matfile.loads(GNUBG_EXPORT)
+    moves = [a for a in export.games[1].actions if a.kind == "move"]
+    dance = next(a for a in moves if not a.steps)
+    text = GNUBG_EXPORT.replace("54: \n", "54: ????\n")
+    rec, warned = _read(text)
+    assert len(warned) == 1 and "as no move: 54 has no legal play" in warned[0][1]
+    assert _moves(rec) == _moves(export) and dance.dice == (5, 4)
+
+
+def test_warnings_stop_at_the_limit() -> None:
+    text = _HEAD + "".join(f"  note {i}\n" for i in range(matfile.MAX_WARNINGS + 5))
+    _, warned = _read(text)
+    assert len(warned) == matfile.MAX_WARNINGS + 1
+    assert warned[-1] == (0, "5 more warnings about this file are not shown")
+
+
+@pytest.mark.parametrize(("written", "name"), [
+    ("charlie11,1566", "charlie11"), ("delta_7, 1702.35", "delta_7"), ("bob", "bob"),
+    ("1566", "1566"), ("a,b", "a,b"),
+])
+def test_ratings_after_names_are_dropped(written: str, name: str) -> None:
+    assert matfile.player_name(written) == name
+
+
+def test_read_names_the_file_in_its_warnings(tmp_path: Path) -> None:
+    path = tmp_path / "m.mat"
+    path.write_text(_HEAD + "  1) 31: 8/5 6/5 hello\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        matfile.read(path)
+    assert [(w.filename, w.lineno) for w in caught] == [(str(path), 5)]
 
 
 # --------------------------------------------------------------------------- round trips
@@ -343,3 +531,49 @@ def test_read_refuses_a_file_over_the_size_limit(tmp_path: Path,
     with pytest.raises(MatchFileError, match=rf"is {len(_GAME1.encode()):,} bytes, more than "
                                              r"the 100 bytes a match file may have"):
         matfile.read(path)
+
+
+def test_lines_before_the_header_are_counted_past_the_limit() -> None:
+    text = "".join(f"junk {i}\n" for i in range(matfile.MAX_WARNINGS + 7)) + _HEAD
+    _, warned = _read(text)
+    assert len(warned) == matfile.MAX_WARNINGS + 1
+    assert warned[-1] == (0, "7 more warnings about this file are not shown")
+
+
+# --------------------------------------------------------------------------- referee additions
+
+
+def test_set_score_starts_a_game_at_a_stated_score() -> None:
+    from gbot.errors import MatchRuleError
+
+    ref = Referee(7, seed=0)
+    ref.set_score((6, 5))
+    assert ref.state.crawford and ref.record.games[0].crawford
+    assert ref.record.games[0].score == (6, 5) == ref.record.final_score
+    ref.set_score((6, 5), crawford_done=True)
+    assert not ref.state.crawford and ref.state.post_crawford
+    with pytest.raises(MatchRuleError, match="ends a 7-point match"):
+        ref.set_score((7, 0))
+    ref.roll((3, 1))
+    with pytest.raises(MatchRuleError, match="before a game's first roll"):
+        ref.set_score((0, 0))
+
+
+def test_forfeit_ends_a_game_at_the_recorded_points() -> None:
+    from gbot.errors import MatchRuleError
+
+    ref = Referee(5, seed=0)
+    ref.roll((3, 1))
+    ref.play(legal_results(ref.state)[0])
+    ref.double()
+    ref.forfeit(1, 3)               # whatever was pending lapses
+    game = ref.record.games[0]
+    assert (game.winner, game.points, game.how) == (1, 3, GameState.RESIGNED)
+    assert ref.state.score == (0, 3) == ref.record.final_score
+    with pytest.raises(MatchRuleError, match="already over"):
+        ref.forfeit(0, 1)
+    ref.next_game()
+    with pytest.raises(MatchRuleError, match="points must be >= 1"):
+        ref.forfeit(0, 0)
+    ref.forfeit(-1, 0)              # no result
+    assert (ref.record.games[1].winner, ref.state.score) == (-1, (0, 3))

@@ -3,12 +3,13 @@ Crawford games, resignations and scores."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
 
 from gbot.errors import MatchFileError
-from gbot.game.match import Rules
+from gbot.game.match import GameState, Rules
 from gbot.game.referee import Referee
 from gbot.records import sgf
 from tests.players import play_match
@@ -116,3 +117,79 @@ def test_sgf_values_keep_their_escapes() -> None:
     assert nodes[0]["PW"] == ["a]b\\"] and nodes[0]["PB"] == ["cd"]
     with pytest.raises(MatchFileError, match="unterminated"):
         sgf_read.parse("(;GM[6]PW[a\\])")
+
+
+# --------------------------------------------------------------------------- other writers
+
+_ROOT = "(;FF[4]GM[6]MI[length:7][game:0][ws:{ws}][bs:{bs}]PW[alice,1650]PB[bob,1702]{re}\n"
+
+
+def _read(text: str) -> tuple[object, list[tuple[int, str]]]:
+    """The record of SGF ``text`` and its warnings, as (line, message)."""
+    from gbot.records import matfile, sgf_read
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = sgf_read.loads(text)
+    out = []
+    for w in caught:
+        msg = w.message
+        assert isinstance(msg, matfile.MatchFileWarning) and w.lineno == msg.line
+        assert "\n" not in msg.text and len(msg.text) < 300, msg.text
+        out.append((msg.line, msg.text))
+    return rec, out
+
+
+def test_resignation_nodes_offer_points_and_are_answered() -> None:
+    # W opens 31, B offers a single game (1 point) and W rejects; B plays on, then offers
+    # the 2 points of a gammon, which W accepts
+    text = (_ROOT.format(ws=0, bs=0, re="RE[W+2Resign]") + ";W[31hefe]\n;B[resign:1]\n"
+            ";W[reject]\n;B[64aggk]\n;W[21mkxw]\n;B[resign:2]\n;W[accept])\n")
+    rec, warned = _read(text)
+    assert warned == []
+    assert rec.names == ("alice", "bob")                    # ratings dropped
+    game = rec.games[0]
+    assert [a.kind for a in game.actions] == [
+        "roll", "move", "resign", "reject", "roll", "move", "roll", "move", "resign", "accept",
+        "win"]
+    assert (game.winner, game.points, game.how) == (0, 2, GameState.RESIGNED)
+
+
+def test_a_resignation_of_points_no_resignation_scores() -> None:
+    text = (_ROOT.format(ws=0, bs=0, re="RE[W+5]") + ";W[31hefe]\n;B[resign:5]\n"
+            ";W[accept])\n")
+    rec, warned = _read(text)
+    assert [n for n, _ in warned] == [3]
+    assert "'B[resign:5]' offers 5 points, which no resignation scores here" in warned[0][1]
+    assert (rec.games[0].winner, rec.games[0].points) == (0, 5)
+
+
+def test_a_set_up_position_is_not_kept() -> None:
+    text = (_ROOT.format(ws=3, bs=2, re="") + ";PL[W]AE[a:y]AW[f][f][f][f][f][h][h][h][m][m]"
+            "[m][m][m][x][x]AB[s][s][s][s][s][q][q][q][l][l][l][l][l][a][b]\n;PL[W]DI[52])\n")
+    rec, warned = _read(text)
+    assert [n for n, _ in warned] == [2] and "set-up position" in warned[0][1]
+    assert rec.games[0].score == (3, 2) and rec.final_score == (3, 2)
+    assert rec.games[0].actions == []
+
+
+def test_a_set_up_of_the_opening_position_is_followed() -> None:
+    text = (_ROOT.format(ws=0, bs=0, re="") + ";PL[W]AE[a:y]AW[f][f][f][f][f][h][h][h][m][m]"
+            "[m][m][m][x][x]AB[s][s][s][s][s][q][q][q][l][l][l][l][l][a][a]\n;W[31hefe])\n")
+    rec, warned = _read(text)
+    assert warned == [] and [a.kind for a in rec.games[0].actions] == ["roll", "move"]
+
+
+def test_an_sgf_that_starts_in_mid_match() -> None:
+    text = _ROOT.format(ws=6, bs=5, re="RE[B+1]") + ";W[31hefe]\n;B[double]\n;W[drop])\n"
+    rec, warned = _read(text)
+    assert warned == [] and rec.games[0].score == (6, 5)
+    assert not rec.games[0].crawford and rec.final_score == (6, 6)
+
+
+def test_sgf_resignation_values_are_bounded() -> None:
+    from gbot.records import sgf_read
+
+    text = _ROOT.format(ws=0, bs=0, re="") + ";W[31hefe]\n;B[resign:" + "9" * 50 + "])\n"
+    with pytest.raises(MatchFileError, match="game 1, node 2: points resigned must be an integer"):
+        sgf_read.loads(text)

@@ -14,6 +14,9 @@ The flow of one game::
     [double -> take | drop | beaver (-> take | drop | raccoon)]   before rolling
     [resign (-> accept_resign | reject_resign)]                   either side, nothing pending
     roll(state, dice) -> play(state, result_board) -> ...          until someone bears off
+    [forfeit]          a result a record states that the play does not give
+
+:func:`set_score` starts a game at a stated score (a record that begins in mid-match).
 
 The board in the state is seen by ``player_on_roll`` (layout of :mod:`gbot.core.board`); a play
 is given as the resulting board in the mover's view, one of
@@ -136,6 +139,27 @@ def next_game(state: MatchState) -> MatchState:
     elif how == "alternate" and state.game_opener >= 0:
         opener = 1 - state.game_opener
     return _setup_game(state, state.game_number + 1, opener)
+
+
+def set_score(state: MatchState, score: tuple[int, int], crawford_done: bool) -> MatchState:
+    """The game about to start (no roll, cube action or resignation yet), played at ``score``
+    instead: a record that begins in mid-match, or whose game states another score than the
+    play before gives. ``crawford_done``: whether the Crawford game is behind (at a score
+    one away from the match, this game is then post-Crawford rather than the Crawford game).
+    """
+    _need(state.dice == (0, 0) and state.turn == 0 and not state.double_offered
+          and not state.resign_offered
+          and (state.game_state == GameState.NONE
+               or (state.game_state == GameState.PLAYING and state.game_opener >= 0)),
+          "the score can only be set before a game's first roll")
+    _need(len(score) == 2 and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                                  for x in score), f"a score is two ints >= 0, got {score!r}")
+    if state.match_length > 0:
+        _need(max(score) < state.match_length,
+              f"score {score!r} ends a {state.match_length}-point match")
+    opener = state.game_opener if state.game_state == GameState.PLAYING else None
+    base = replace(state, score=(score[0], score[1]), crawford_done=bool(crawford_done))
+    return _setup_game(base, state.game_number, opener)
 
 
 # --------------------------------------------------------------------------- checks
@@ -373,6 +397,21 @@ def reject_resign(state: MatchState, player: int | None = None) -> MatchState:
     return replace(state, resign_offered=0, player_to_act=state.player_on_roll)
 
 
+def forfeit(state: MatchState, winner: int, points: int) -> MatchState:
+    """The game in progress ends with ``winner`` scoring ``points``, as a record states a
+    result that its play does not give (a forfeit or timeout, a resignation worth points no
+    resignation gives, a game whose play is not known); ``winner`` -1 ends it with no result
+    (0 points). Whatever is pending (a double, a resignation) lapses."""
+    _need(state.game_state in (GameState.NONE, GameState.PLAYING),
+          f"the game is already over (game state {state.game_state.name})")
+    _need(winner in (-1, 0, 1), f"winner must be -1, 0 or 1, got {winner!r}")
+    _need(isinstance(points, int) and not isinstance(points, bool)
+          and (points >= 1 if winner >= 0 else points == 0),
+          f"points must be >= 1 for a winner (0 for no result), got {points!r}")
+    how = GameState.RESIGNED if winner >= 0 else GameState.OVER
+    return _end(state, state.board, how, winner, points)
+
+
 # --------------------------------------------------------------------------- results
 
 
@@ -578,4 +617,18 @@ class Referee:
         """Start the next game of the match or session."""
         self.state = next_game(self.state)
         self._open_game()
+        return self.state
+
+    def set_score(self, score: tuple[int, int], crawford_done: bool = False) -> MatchState:
+        """Play the game about to start at ``score`` (see :func:`set_score`)."""
+        self.state = set_score(self.state, score, crawford_done)
+        g = self.record.games[-1]
+        g.score, g.crawford = self.state.score, self.state.crawford
+        self.record.final_score = self.state.score
+        return self.state
+
+    def forfeit(self, winner: int, points: int) -> MatchState:
+        """End the game in progress with ``winner`` scoring ``points`` (see :func:`forfeit`)."""
+        self.state = forfeit(self.state, winner, points)
+        self._finish()
         return self.state

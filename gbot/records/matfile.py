@@ -25,24 +25,46 @@ import will read the file otherwise (its own Jacoby setting, backgammons counted
 
 :func:`dumps` writes a :class:`~gbot.game.referee.MatchRecord`; :func:`loads` reads one back,
 replaying every game through the referee so that each move is checked for legality.
+
+:func:`loads` also reads what other writers put in: a record that starts in mid-match (the
+first game's score line), ``Cannot Move`` for a roll without a play (Backgammon Studio), the
+loser's ``Losses N point`` (Backgammon Galaxy), ratings after the names (FIBS clients,
+``charlie11,1566``), a result its play does not give (a forfeit: the recorded points are kept),
+a score line that disagrees with the play before (the file's score is kept), and a game without
+a result. Lines and text that are no entry are skipped, and a move that cannot be read
+(``????``, ``Illegal play (...)``) ends the replay of its game unless its roll has at most one
+play (the recorded result is kept). Each is reported as a :class:`MatchFileWarning` that names
+its line; illegal play, numbers out of range and a file with no ``N point match`` line or no
+game are refused with a one-line :class:`~gbot.errors.MatchFileError`.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from gbot.core.board import checkers, flip_py
 from gbot.core.limits import MAX_CUBE
 from gbot.errors import FieldError, IllegalMoveError, MatchFileError, MatchRuleError, MoveParseError
 from gbot.game.fields import parse_int, quote, read_bounded
 from gbot.game.match import MAX_MATCH_LENGTH, GameState, Rules
 from gbot.game.notations.move_text import hits_along
 from gbot.game.position import Position
-from gbot.game.referee import Action, GameRecord, MatchRecord, Referee, game_points, legal_results
+from gbot.game.referee import (
+    OVER_STATES,
+    Action,
+    GameRecord,
+    MatchRecord,
+    Referee,
+    game_points,
+    legal_results,
+    resign,
+)
 from gbot.records.notes import gnubg_warnings, rules_text
 
 _LEFT = 5
@@ -168,16 +190,23 @@ MAX_LINE = 1000
 """Longest line read, comments aside (a move line is under 80 characters)."""
 MAX_POINTS = 10**9
 """Bound of the scores and game numbers a file may state."""
+MAX_WARNINGS = 100
+"""Most warnings one file gives; one more then says how many were left out."""
 
 # re.ASCII: \d is 0-9 only (other scripts' digits are no number here)
 _LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE | re.ASCII)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE | re.ASCII)
 _SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$", re.ASCII)
 _LINE = re.compile(r"^\s*(\d+)\)(.*)$", re.ASCII)
+_RESULT_LINE = re.compile(r"^\s*(Wins|Losses|Loses)\s", re.IGNORECASE | re.ASCII)
 _STEP = re.compile(r"^(\d+|bar|off)(/(\d+|bar|off)\*?)+(\(\d\))?$", re.IGNORECASE | re.ASCII)
-_TOKEN = re.compile(r"(\d\d:)|(Doubles\s*=>\s*\d+)|(Beavers\s*=>\s*\d+)|(Raccoons\s*=>\s*\d+)"
-                    r"|(Takes)|(Drops)|(Wins\s+\d+\s+points?(?:\s+and\s+the\s+match)?)"
-                    r"|(\S+)", re.IGNORECASE | re.ASCII)
+_POINTS = r"\s+\d+\s+points?(?:\s+and\s+the\s+match)?"
+# one alternative per kind of token; the group number tells the kind (see _parse_line)
+_TOKEN = re.compile(r"(\d\d:)|(\?\?:)|(Doubles\s*=>\s*\d+)|(Beavers\s*=>\s*\d+)"
+                    r"|(Raccoons\s*=>\s*\d+)|(Takes)(?!\S)|(Drops)(?!\S)"
+                    rf"|(Wins{_POINTS})|((?:Losses|Loses){_POINTS})|(Cannot\s+Move)(?!\S)"
+                    r"|(\?\?+)(?!\S)|(\S+)", re.IGNORECASE | re.ASCII)
+_RATING = re.compile(r"^(.*?\S)\s*,\s*\d{1,5}(?:\.\d+)?$", re.ASCII)
 
 
 _BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -204,71 +233,182 @@ def _number(text: str, field: str, lo: int, hi: int, where: str) -> int:
         raise MatchFileError(f"{where}: {exc}") from None
 
 
+def player_name(text: str) -> str:
+    """A player's name as a match file states it, less the FIBS rating some writers append
+    (``charlie11,1566`` -> ``charlie11``)."""
+    m = _RATING.match(text)
+    return m.group(1) if m else text
+
+
+class MatchFileWarning(UserWarning):
+    """Something in a match file that the reader skipped, or read otherwise than it is
+    written, and how it read on. ``line`` is the file's line (1-based; 0 where none applies),
+    ``text`` the message (one line)."""
+
+    def __init__(self, text: str, line: int = 0) -> None:
+        super().__init__(text)
+        self.text = text
+        self.line = line
+
+
+class FileWarnings:
+    """Where the readers report what they skip: each report is a :class:`MatchFileWarning`
+    issued through :mod:`warnings` as coming from ``source`` (the file's name) at its line.
+    After :data:`MAX_WARNINGS` reports the rest are only counted; :meth:`close` reports
+    how many."""
+
+    def __init__(self, source: str | None = None) -> None:
+        self.source = source or "<match file>"
+        self.count = 0
+
+    def __call__(self, line: int, text: str) -> None:
+        """Report ``text`` about ``line``."""
+        self.count += 1
+        if self.count <= MAX_WARNINGS:
+            self._issue(line, text)
+
+    def close(self) -> None:
+        """Report how many reports were left out, if any."""
+        if self.count > MAX_WARNINGS:
+            self._issue(0, f"{self.count - MAX_WARNINGS:,} more warnings about this file are "
+                           f"not shown")
+
+    def _issue(self, line: int, text: str) -> None:
+        warnings.warn_explicit(MatchFileWarning(text, line), MatchFileWarning, self.source,
+                               line)
+
+
 @dataclass
 class Entry:
     """One recorded action of a game, as a match file states it: ``kind`` move, double,
-    beaver, take, drop or wins (``value``: the cube offered, or the points won); ``player``
-    0 or 1. The readers of :mod:`gbot.records.matfile` and :mod:`gbot.records.sgf_read` produce
+    beaver, take, drop, wins, resign, accept, reject or setup (``value``: the cube offered,
+    the points won, the points a resignation offers, 0 for a single game); ``player`` 0 or 1
+    (for ``wins``, the winner).
+    The readers of :mod:`gbot.records.matfile` and :mod:`gbot.records.sgf_read` produce
     these and :func:`replay` checks them."""
 
     player: int
     kind: str
     value: int = 0
     dice: tuple[int, int] = (0, 0)
+    """The roll of a move; ``(0, 0)`` when the file does not tell it."""
     steps: list[str] = field(default_factory=list)
     """The move's step tokens as written (``13/11``, ``6/2*``, ``24/18/13``, ``bar/20``)."""
+    line: int = 0
+    """The file's line it was read from (0: none)."""
+    where: str = ""
+    """Where it was read, for messages (``line 12``, ``node 3``)."""
+    text: str = ""
+    """The entry as written, for messages (for ``setup``: why its play cannot be followed)."""
+    unread: str = ""
+    """Text of a move that is no step (``????``, ``Illegal play (...)``); the move is then
+    its steps before that text where they make a legal play, else unknown."""
 
 
-def _parse_line(line: str, start: int, where: str) -> list[Entry]:
-    """Entries of ``line`` from column ``start``; an entry's column tells its player."""
+@dataclass
+class RawGame:
+    """One game as read: its number, the players' names and the score before it (``None``
+    when the file states none readable: the game is skipped), its entries, and the line
+    where it starts."""
+
+    number: int
+    line: int
+    names: tuple[str, str] = ("", "")
+    score: tuple[int, int] | None = None
+    entries: list[Entry] = field(default_factory=list)
+    skipped: bool = False
+    """The game has no readable score line: its lines are skipped."""
+
+
+def _parse_line(line: str, start: int, lineno: int, warn: FileWarnings) -> list[Entry]:
+    """Entries of ``line`` from column ``start``: the first is player 0's when it starts left
+    of column 20, else player 1's, and the others alternate. Text that is no entry is skipped
+    with a warning, save where an entry would start (the line's first, or past the left
+    column): there it is a move gbot cannot read; within a move it is the move's
+    :attr:`Entry.unread` text."""
+    where = f"line {lineno}"
     out: list[Entry] = []
+    move: Entry | None = None
+    move_from = 0
+    column = -1                                 # whose column the last entry was in
+    junk: list[str] = []
     for m in _TOKEN.finditer(line, start):
-        tok = m.group(0)
-        player = 0 if m.start() < _SPLIT else 1
-        if m.group(1):
+        tok, kind = m.group(0), m.lastindex
+        if kind == 12 and len(tok) > 2 and tok[2] == ":" and tok[:2].isdigit():
+            # digits of another script where a roll is written: never read as dice
+            raise MatchFileError(f"{where}: unexpected {quote(tok)}: a roll is two digits 1-6")
+        # text that is no step, set apart in the right column after player 0's entry: the
+        # start of player 1's ('????' included)
+        right = (column == 0 and m.start() >= _LEFT + _WIDTH - 1 and not _STEP.match(tok)
+                 and line[m.start() - 2:m.start()] == "  ")
+        if kind in (10, 11, 12) and move is not None and not right:
+            if kind == 10 and not move.steps and not move.unread:
+                pass                            # 'Cannot Move': no play
+            elif kind == 12 and not move.unread and _STEP.match(tok):
+                move.steps.append(tok)
+            else:
+                move.unread = f"{move.unread} {tok}".strip()
+            move.text = line[move_from:m.end()]
+            continue
+        if kind in (10, 12) and column >= 0 and not right:
+            junk.append(tok)
+            continue
+        column = (0 if m.start() < _SPLIT else 1) if column < 0 else 1 - column
+        e = Entry(column, "move", line=lineno, where=where, text=tok)
+        move = None
+        if kind == 1:
             d1, d2 = int(tok[0]), int(tok[1])
             if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
                 raise MatchFileError(f"{where}: bad dice {tok!r}")
-            out.append(Entry(player, "move", dice=(d1, d2)))
-        elif m.group(2) or m.group(3) or m.group(4):
-            kind = "double" if m.group(2) else "beaver"
-            out.append(Entry(player, kind, _number(tok.split("=>")[1].strip(), "cube value",
-                                                   2, MAX_CUBE, where)))
-        elif m.group(5):
-            out.append(Entry(player, "take"))
-        elif m.group(6):
-            out.append(Entry(player, "drop"))
-        elif m.group(7):
-            out.append(Entry(player, "wins", _number(tok.split()[1], "points won", 1,
-                                                     3 * MAX_CUBE, where)))
-        else:
-            sm = _STEP.match(tok)
-            if sm is None or not out or out[-1].kind != "move":
-                raise MatchFileError(f"{where}: unexpected {tok!r}")
-            out[-1].steps.append(tok)
+            e.dice = (d1, d2)
+        elif kind in (2, 10, 11, 12):           # a move of unknown roll ('??:', '????', ...)
+            e.unread = tok
+        elif kind in (3, 4, 5):
+            e.kind = "double" if kind == 3 else "beaver"
+            e.value = _number(tok.split("=>")[1].strip(), "cube value", 2, MAX_CUBE, where)
+        elif kind in (6, 7):
+            e.kind = "take" if kind == 6 else "drop"
+        else:                                   # 'Wins N points', or the loser's 'Losses'
+            e.kind = "wins"
+            e.value = _number(tok.split()[1], "points won", 1, 3 * MAX_CUBE, where)
+            if kind == 9:
+                e.player = 1 - column
+        out.append(e)
+        if e.kind == "move":
+            move, move_from = e, m.start()
+    if junk:
+        warn(lineno, f"skipped {quote(' '.join(junk), 80)}: no move, cube action or result")
     return out
-
-
-RawGame = tuple[int, tuple[str, str], tuple[int, int], list[tuple[str, Entry]]]
-"""One game as read: its number, the players' names, the score before it, and its entries,
-each with where it was read (for error messages)."""
 
 
 def loads(text: str, rules: Rules | None = None,
           names: tuple[str, str] | None = None, *, max_games: int | None = None,
-          max_entries: int | None = None) -> MatchRecord:
+          max_entries: int | None = None, source: str | None = None) -> MatchRecord:
     """Read ``.mat`` text into a :class:`MatchRecord`, replaying it through the referee.
 
     The file carries no rule switches; ``rules`` (default :class:`Rules`) must be those the
-    match was played under. Raises :class:`MatchFileError` on unreadable text or illegal play,
-    on text over :data:`MAX_BYTES` characters, a line over :data:`MAX_LINE`, a match longer than
+    match was played under. Raises :class:`MatchFileError` on illegal play, on text with no
+    ``N point match`` line or no game, on text over :data:`MAX_BYTES` characters, a line over
+    :data:`MAX_LINE`, a number out of its range, a match longer than
     :data:`gbot.game.match.MAX_MATCH_LENGTH` points, and (when given) more than ``max_games``
     games or ``max_entries`` moves and cube actions, each refused before any play is replayed.
+
+    What the writers of match files put in besides gnubg's layout is read as they mean it:
+    the first game's score (a record that starts in mid-match), ``Cannot Move``, the loser's
+    ``Losses N points``, ratings after the names (``charlie11,1566``), results that the play
+    does not give (a forfeit: the recorded points are kept). Lines and text that are no entry
+    are skipped, and a move that cannot be read (``????``) ends the replay of its game (its
+    recorded result is kept), each with a :class:`MatchFileWarning` naming the line;
+    ``source`` names the file in them.
     """
     if len(text) > MAX_BYTES:
         raise MatchFileError(f"the match text is {len(text):,} characters long, more than the "
                              f"{MAX_BYTES:,} a match file may have")
+    warn = FileWarnings(source)
     length: int | None = None
+    before: list[tuple[int, str]] = []      # lines before the 'N point match' line
+    uncounted = 0                           # ... past the first MAX_WARNINGS of them
+    stray: tuple[int, str] | None = None    # the first text before the first game
     games: list[RawGame] = []
     count = 0
     for lineno, raw in enumerate(_lines(text), 1):
@@ -282,104 +422,179 @@ def loads(text: str, rules: Rules | None = None,
         if length is None:
             m = _LENGTH.match(line)
             if m is None:
-                raise MatchFileError(f"{where}: expected 'N point match', got {quote(line, 80)}")
+                if len(before) < MAX_WARNINGS:
+                    before.append((lineno, line))
+                else:
+                    uncounted += 1
+                continue
             length = _number(m.group(1), "match length", 0, MAX_MATCH_LENGTH, where)
+            for n, skipped in before:
+                warn(n, f"skipped {quote(skipped, 80)} before the 'N point match' line")
+            warn.count += uncounted
             continue
         m = _GAME.match(line)
         if m is not None:
             if max_games is not None and len(games) >= max_games:
                 raise MatchFileError(f"{where}: more than {max_games:,} games in the file, "
                                      f"the limit for one file")
-            games.append((_number(m.group(1), "game number", 0, MAX_POINTS, where), ("", ""),
-                          (-1, -1), []))
+            games.append(RawGame(_number(m.group(1), "game number", 0, MAX_POINTS, where),
+                                 lineno))
             continue
         if not games:
-            raise MatchFileError(f"{where}: text before the first game: {quote(line, 80)}")
-        number, gnames, score, entries = games[-1]
-        if score == (-1, -1):
+            stray = stray or (lineno, line)
+            warn(lineno, f"skipped {quote(line, 80)}: text before the first game")
+            continue
+        game = games[-1]
+        if game.score is None:
+            if game.skipped:
+                continue
             m = _SCORE.match(line)
             if m is None:
-                raise MatchFileError(f"{where}: expected the score line, got {quote(line, 80)}")
-            games[-1] = (number, (m.group(1), m.group(3)),
-                         (_number(m.group(2), "score", 0, MAX_POINTS, where),
-                          _number(m.group(4), "score", 0, MAX_POINTS, where)), entries)
+                warn(lineno, f"game {game.number} has no score line (got {quote(line, 80)}); "
+                             f"the game is skipped")
+                game.skipped = True
+                continue
+            game.names = (player_name(m.group(1)), player_name(m.group(3)))
+            game.score = (_number(m.group(2), "score", 0, MAX_POINTS, where),
+                          _number(m.group(4), "score", 0, MAX_POINTS, where))
             continue
         m = _LINE.match(line)
+        if m is None and _RESULT_LINE.match(line) is None:
+            warn(lineno, f"skipped {quote(line.strip(), 80)}: no move line")
+            continue
         start = m.end(1) + 1 if m is not None else 0
-        if m is None and "wins" not in line.lower():
-            raise MatchFileError(f"{where}: cannot read {quote(line, 80)}")
-        parsed = _parse_line(line, start, where)
+        parsed = _parse_line(line, start, lineno, warn)
         count += len(parsed)
         if max_entries is not None and count > max_entries:
             raise MatchFileError(f"{where}: more than {max_entries:,} moves and cube actions in "
                                  f"the file, the limit for one file")
-        entries.extend((where, e) for e in parsed)
+        game.entries.extend(parsed)
     if length is None:
         raise MatchFileError(f"no 'N point match' header in {quote(text[:80], 80)}")
+    if stray is not None and not games:
+        raise MatchFileError(f"no 'Game' line in the match file; line {stray[0]}: text before "
+                             f"the first game: {quote(stray[1], 80)}")
     if names is None:
-        names = games[0][1] if games else ("player0", "player1")
-    return replay(length, rules or Rules(), names, games)
+        names = next((g.names for g in games if g.score is not None), ("player0", "player1"))
+    record = replay(length, rules or Rules(), names, games, warn)
+    warn.close()
+    return record
 
 
-def replay(length: int, rules: Rules, names: tuple[str, str],
-           games: list[RawGame]) -> MatchRecord:
+def _score_text(score: tuple[int, int]) -> str:
+    return f"{score[0]}-{score[1]}"
+
+
+def replay(length: int, rules: Rules, names: tuple[str, str], games: list[RawGame],
+           warn: FileWarnings | None = None) -> MatchRecord:
     """The match of ``games`` (a ``length``-point match, 0 for money, under ``rules``),
-    every entry replayed through the referee. Raises :class:`MatchFileError` where the play
-    is illegal or the scores disagree, and for a match longer than
-    :data:`gbot.game.match.MAX_MATCH_LENGTH` (before anything is built for it)."""
+    every entry replayed through the referee.
+
+    Raises :class:`MatchFileError` where the play is illegal, and for a match longer than
+    :data:`gbot.game.match.MAX_MATCH_LENGTH` (before anything is built for it). Where the
+    file's statements and the play disagree, the file's scores and recorded results are kept
+    and ``warn`` (default: a :class:`FileWarnings` of no file name) reports it, as it reports a
+    move that cannot be followed (the game's play is then skipped up to its result).
+    """
     if not 0 <= length <= MAX_MATCH_LENGTH:
         raise MatchFileError(f"match length {length} is outside 0 to {MAX_MATCH_LENGTH}, the "
                              f"lengths gnubg plays")
+    warn = warn if warn is not None else FileWarnings()
     ref = Referee(length, rules, seed=0, names=names)
-    for gi, (number, _, score, entries) in enumerate(games):
-        if gi > 0:
+    prev: RawGame | None = None
+    for gi, game in enumerate(games):
+        if game.score is None:
+            continue
+        done = False
+        if prev is not None:
+            s = ref.state
+            done = s.crawford_done
+            if s.game_state not in OVER_STATES:
+                last = max([prev.line] + [e.line for e in prev.entries])
+                warn(last, f"game {prev.number} ends without a result")
+                ref.forfeit(-1, 0)
+            if ref.state.match_over:
+                rest = sum(1 for g in games[gi:] if g.score is not None)
+                warn(game.line, f"the match is over at {_score_text(ref.state.score)} after "
+                                f"game {prev.number}; {rest} more game(s) from game "
+                                f"{game.number} on are skipped")
+                break
+            ref.next_game()
+        if ref.state.score != game.score:
+            if prev is not None:
+                warn(game.line, f"game {game.number}: the file says score "
+                                f"{_score_text(game.score)}, the play before gives "
+                                f"{_score_text(ref.state.score)}; the file's score is kept")
+            # one away from the match: a game with a double is past the Crawford game
+            doubled = any(e.kind in ("double", "beaver") for e in game.entries)
             try:
-                ref.next_game()
+                ref.set_score(game.score, done or doubled)
             except MatchRuleError as exc:
-                raise MatchFileError(f"game {number}: {exc}") from None
-        if ref.state.score != score:
-            raise MatchFileError(f"game {number}: the file says score {score!r}, the play "
-                                 f"before gives {ref.state.score!r}")
-        for where, e in entries:
-            try:
-                _apply(ref, e, f"game {number}, {where}")
-            except MatchRuleError as exc:
-                raise MatchFileError(f"game {number}, {where}: {e.kind} by player {e.player}: "
-                                     f"{exc}") from None
+                raise MatchFileError(f"game {game.number}, line {game.line}: {exc}") from None
+        _play_game(ref, game, warn)
+        prev = game
     return ref.record
 
 
-def _apply(ref: Referee, e: Entry, where: str) -> None:
+class _Lost(Exception):
+    """The play of a game cannot be followed from here; the message says why."""
+
+
+def _play_game(ref: Referee, game: RawGame, warn: FileWarnings) -> None:
+    """Replay the entries of ``game``; from a move that cannot be followed, only its
+    recorded result."""
+    lost = False
+    after_end: set[int] = set()
+    for i, e in enumerate(game.entries):
+        where = f"game {game.number}, {e.where}"
+        said = where if not e.where.startswith("line ") else f"game {game.number}"
+        over = ref.state.game_state in OVER_STATES
+        if lost:
+            if e.kind == "wins" and not over:
+                ref.forfeit(e.player, e.value)
+            continue
+        if over and e.kind != "wins":
+            if e.line not in after_end:
+                after_end.add(e.line)
+                warn(e.line, f"{said}: skipped {quote(e.text or e.kind, 60)}: the game is "
+                             f"over")
+            continue
+        try:
+            note = _apply(ref, e, where)
+        except _Lost as why:
+            rest = game.entries[i:]
+            last = max(x.line for x in rest)
+            span = f"line {e.line}" if last == e.line else f"lines {e.line}-{last}"
+            kept = ("its recorded result is kept" if any(x.kind == "wins" for x in rest)
+                    else "it has no recorded result")
+            warn(e.line, f"{said}: {why}; the rest of the game ({span}) is skipped, "
+                         f"{kept}")
+            lost = True
+            continue
+        except MatchRuleError as exc:
+            raise MatchFileError(f"{where}: {e.kind} by player {e.player}: {exc}") from None
+        if note:
+            warn(e.line, f"{said}: {note}")
+
+
+def _apply(ref: Referee, e: Entry, where: str) -> str | None:
+    """Replay ``e``; returns what to warn of, if anything. Raises :class:`_Lost` where the
+    play cannot be followed, :class:`MatchFileError` or :class:`MatchRuleError` where it is
+    illegal."""
     s = ref.state
     if e.kind == "wins":
-        _finish(ref, e.player, e.value, where)
-        return
+        return _result(ref, e)
+    if e.kind == "setup":
+        raise _Lost(e.text)
     if e.kind == "move" and s.double_offered and s.beavers and s.player_on_roll == e.player:
         ref.take()  # gnubg's export leaves out the take that answers a beaver or raccoon
         s = ref.state
-    if s.game_state == GameState.PLAYING and s.player_to_act != e.player:
+    if (s.game_state == GameState.PLAYING and s.player_to_act != e.player
+            and e.kind != "resign"):
         raise MatchFileError(f"{where}: player {e.player} acts out of turn ({e.kind})")
     if e.kind == "move":
-        hi, lo = max(e.dice), min(e.dice)
-        if s.game_state == GameState.NONE:
-            if hi == lo:
-                raise MatchFileError(f"{where}: an opening roll cannot be a double: {e.dice!r}")
-            ref.roll((hi, lo) if e.player == 0 else (lo, hi))
-        else:
-            ref.roll((hi, lo))
-        if not e.steps and len(legal_results(ref.state)) > 0:
-            return  # rolled, then resigned before moving (gnubg writes the bare roll)
-        if not e.steps:
-            ref.play(None)
-            return
-        st = ref.state
-        try:
-            chosen = Position(st.board_array(), max_checkers=st.rules.checkers).play_from_text(
-                " ".join(e.steps), st.dice, caucasian=st.rules.caucasian)
-        except (MoveParseError, IllegalMoveError) as exc:
-            raise MatchFileError(f"{where}: {exc}") from None
-        ref.play(chosen.position.board, steps=chosen.steps)
-    elif e.kind in ("double", "beaver"):
+        return _move(ref, e, where)
+    if e.kind in ("double", "beaver"):
         offered = s.cube_value * (4 if e.kind == "beaver" else 2)
         if e.value != offered:
             raise MatchFileError(f"{where}: cube offered at {e.value}, expected {offered}")
@@ -391,35 +606,117 @@ def _apply(ref: Referee, e: Entry, where: str) -> None:
         ref.take()
     elif e.kind == "drop":
         ref.drop()
-
-
-def _finish(ref: Referee, winner: int, points: int, where: str) -> None:
-    """A ``Wins`` line: check a finished game, or score a resignation for ``winner``."""
-    s = ref.state
-    if s.game_state in (GameState.OVER, GameState.RESIGNED, GameState.DROPPED):
-        if (s.winner, s.game_points) != (winner, points):
-            raise MatchFileError(f"{where}: the file says player {winner} wins {points}, "
-                                 f"the play gives player {s.winner} {s.game_points}")
-        return
-    if s.game_state != GameState.PLAYING or s.double_offered:
-        raise MatchFileError(f"{where}: 'Wins' in the middle of a cube action")
-    if s.rules.resignation == "position":
-        ref.resign(None, player=1 - winner)
-    else:
-        kinds = [k for k in (1, 2, 3) if game_points(s, k) == points]
+    elif e.kind == "resign":
+        if s.rules.resignation == "position":
+            ref.resign(None, player=e.player)
+            return None
+        # 'value' is the points offered (0: a single game)
+        kinds = [k for k in (1, 2, 3) if game_points(s, k) == e.value] if e.value else [1]
         if not kinds:
-            raise MatchFileError(f"{where}: {points} points is no possible resignation")
-        ref.resign(kinds[0], player=1 - winner)
+            raise _Lost(f"{quote(e.text, 60)} offers {e.value} points, which no resignation "
+                        f"scores here (cube at {s.cube_value})")
+        ref.resign(kinds[0], player=e.player)
+    elif e.kind == "accept":
         ref.accept_resign()
-    if ref.state.game_points != points:
-        raise MatchFileError(f"{where}: the file says {points} points, the resignation "
-                             f"scores {ref.state.game_points}")
+    elif e.kind == "reject":
+        ref.reject_resign()
+    return None
+
+
+def _move(ref: Referee, e: Entry, where: str) -> str | None:
+    """Roll and play a move entry (see :func:`_apply`)."""
+    s = ref.state
+    if e.dice == (0, 0):
+        raise _Lost(f"{quote(e.text, 60)} is a move of unknown roll")
+    hi, lo = max(e.dice), min(e.dice)
+    if s.game_state == GameState.NONE:
+        if hi == lo:
+            raise MatchFileError(f"{where}: an opening roll cannot be a double: {e.dice!r}")
+        ref.roll((hi, lo) if e.player == 0 else (lo, hi))
+    else:
+        ref.roll((hi, lo))
+    st = ref.state
+    if e.steps and not e.unread:
+        try:
+            chosen = Position(st.board_array(), max_checkers=st.rules.checkers).play_from_text(
+                " ".join(e.steps), st.dice, caucasian=st.rules.caucasian)
+        except (MoveParseError, IllegalMoveError) as exc:
+            raise MatchFileError(f"{where}: {exc}") from None
+        ref.play(chosen.position.board, steps=chosen.steps)
+        return None
+    legal = legal_results(st)
+    if not e.unread:
+        if len(legal) == 0:
+            ref.play(None)
+        return None  # with a play: rolled, then resigned before moving (gnubg's bare roll)
+    if e.steps:
+        try:
+            chosen = Position(st.board_array(), max_checkers=st.rules.checkers).play_from_text(
+                " ".join(e.steps), st.dice, caucasian=st.rules.caucasian)
+        except (MoveParseError, IllegalMoveError):
+            pass
+        else:
+            ref.play(chosen.position.board, steps=chosen.steps)
+            return f"skipped {quote(e.unread, 60)} after the move {' '.join(e.steps)}"
+    if len(legal) <= 1:
+        ref.play(legal[0] if len(legal) else None)
+        return (f"read {quote(e.text, 60)} as the only legal play of {hi}{lo}" if len(legal)
+                else f"read {quote(e.text, 60)} as no move: {hi}{lo} has no legal play")
+    raise _Lost(f"{quote(e.text, 60)} is no move gbot can read, and {hi}{lo} has {len(legal)} "
+                f"legal plays")
+
+
+def _result(ref: Referee, e: Entry) -> str | None:
+    """A recorded result (``Wins``, the loser's ``Losses``, an SGF ``RE``): check a finished
+    game; end one in play as the resignation, drop or acceptance that scores it, else (a
+    forfeit) at the recorded points, with a warning."""
+    s = ref.state
+    winner, points = e.player, e.value
+    said = quote(e.text, 60) if e.text else f"player {winner} wins {points}"
+    if s.game_state in OVER_STATES:
+        if (s.winner, s.game_points) != (winner, points):
+            return (f"{said}: the play gives player {s.winner} {s.game_points} point(s), which "
+                    f"is kept")
+        return None
+    loser = 1 - winner
+    why = "the game has no play"
+    if s.game_state == GameState.PLAYING:
+        if s.double_offered:
+            if winner == s.player_on_roll and points == s.cube_value:
+                ref.drop()          # the drop is not written
+                return None
+            why = f"a double to {s.cube_value * 2} is pending"
+        elif s.resign_offered:
+            if winner == s.player_to_act and points == game_points(s, s.resign_offered):
+                ref.accept_resign()
+                return None
+            why = f"a resignation worth {game_points(s, s.resign_offered)} is pending"
+        elif s.rules.resignation == "position":
+            if resign(s, None, loser).game_points == points:
+                ref.resign(None, player=loser)
+                return None
+            why = f"the position scores {resign(s, None, loser).game_points}"
+        else:
+            view = s.board_array() if loser == s.player_on_roll else flip_py(s.board_array())
+            worst = 1 if checkers(view)[0] < s.rules.checkers else 3
+            kinds = [k for k in (1, 2, 3) if k <= worst and game_points(s, k) == points]
+            if kinds:
+                ref.resign(kinds[0], player=loser)
+                ref.accept_resign()
+                return None
+            scores = sorted({game_points(s, k) for k in range(1, worst + 1)})
+            why = (f"cube at {s.cube_value}, a resignation scores "
+                   + " or ".join(str(x) for x in scores)
+                   + (f" as player {loser} has borne off" if worst == 1 else ""))
+    ref.forfeit(winner, points)
+    return f"{said}: {points} point(s) is no result the play gives ({why}); the recorded " \
+           f"result is kept"
 
 
 def read(path: str | Path, rules: Rules | None = None, *, max_games: int | None = None,
          max_entries: int | None = None) -> MatchRecord:
-    """Read the ``.mat`` file at ``path`` (see :func:`loads`); a file over :data:`MAX_BYTES`
-    bytes is refused without reading more than that."""
+    """Read the ``.mat`` file at ``path`` (see :func:`loads`; its warnings name ``path``); a
+    file over :data:`MAX_BYTES` bytes is refused without reading more than that."""
     data = read_bounded(path, MAX_BYTES, "match file", MatchFileError)
     return loads(data.decode("utf-8", errors="replace"), rules, max_games=max_games,
-                 max_entries=max_entries)
+                 max_entries=max_entries, source=str(path))

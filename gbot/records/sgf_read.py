@@ -4,8 +4,11 @@ writes).
 :func:`loads` parses the SGF collection (one game tree per game; the main line of each tree,
 variations ignored), reads the match length, score, names and result from each root, and
 replays every move and cube action through the referee (:func:`gbot.records.matfile.replay`,
-as :func:`gbot.records.matfile.loads` does), so an illegal move or a score that does not follow
-is refused with the game and node named.
+as :func:`gbot.records.matfile.loads` does), so an illegal move is refused with the game and
+node named. Resignation nodes (``B[resign:2]``, ``W[accept]``, ``W[reject]``, as FIBS clients
+write them), a first game in mid-match, and results or scores the play does not give are read
+as :func:`gbot.records.matfile.loads` reads them; a set-up position is not kept (the rest of its
+game is skipped). Each is reported as a :class:`~gbot.records.matfile.MatchFileWarning`.
 Properties that carry no play (comments, analysis, times) are skipped. The point letters and
 colours are those described in :mod:`gbot.records.sgf` (``W`` = player 0, ``a`` = player 0's
 point 1, ``y`` bar, ``z`` off).
@@ -22,7 +25,7 @@ from gbot.game.fields import parse_int, quote, read_bounded
 from gbot.game.match import MAX_MATCH_LENGTH, Rules
 from gbot.game.referee import MatchRecord
 from gbot.records import matfile
-from gbot.records.matfile import Entry, replay
+from gbot.records.matfile import Entry, FileWarnings, RawGame, player_name, replay
 
 __all__ = ["loads", "parse", "read"]
 
@@ -45,14 +48,21 @@ def parse(text: str, *, max_games: int | None = None,
 
     Text over :data:`MAX_BYTES` characters, and (when given) more than ``max_games`` game
     trees or ``max_nodes`` nodes, are refused as they are met."""
+    return [[node for _, node in tree] for tree in _parse(text, max_games, max_nodes)]
+
+
+def _parse(text: str, max_games: int | None,
+           max_nodes: int | None) -> list[list[tuple[int, Node]]]:
+    """:func:`parse`, each node with the line it starts on."""
     if len(text) > MAX_BYTES:
         raise MatchFileError(f"the SGF text is {len(text):,} characters long, more than the "
                              f"{MAX_BYTES:,} a match file may have")
-    trees: list[list[Node]] = []
+    trees: list[list[tuple[int, Node]]] = []
     nodes = 0
     i, n = 0, len(text)
+    line, counted = 1, 0                # the line of character ``counted``
     depth = 0
-    current: list[Node] | None = None
+    current: list[tuple[int, Node]] | None = None
     skip_from = -1          # depth at which a variation (not the main line) started
     seen_child: dict[int, bool] = {}
     while i < n:
@@ -90,7 +100,9 @@ def parse(text: str, *, max_games: int | None = None,
                 raise MatchFileError(f"more than {max_nodes:,} nodes in the SGF text, the limit "
                                      f"for one file")
             if skip_from < 0:
-                current.append(node)
+                line += text.count("\n", counted, i)
+                counted = i
+                current.append((line, node))
             i += 1
             while True:
                 while i < n and text[i].isspace():
@@ -166,82 +178,161 @@ def _mi(root: Node, where: str) -> dict[str, int]:
 
 
 def loads(text: str, rules: Rules | None = None, *, max_games: int | None = None,
-          max_entries: int | None = None) -> MatchRecord:
+          max_entries: int | None = None, source: str | None = None) -> MatchRecord:
     """The match in SGF ``text``, every move checked by the referee.
 
     Raises :class:`MatchFileError` on unreadable text or illegal play, on a match longer than
     :data:`gbot.game.match.MAX_MATCH_LENGTH` points, and (when given) on more than
-    ``max_games`` games or ``max_entries`` nodes, each refused before any play is replayed."""
+    ``max_games`` games or ``max_entries`` nodes, each refused before any play is replayed.
 
-    trees = parse(text, max_games=max_games, max_nodes=max_entries)
+    Read as the writers mean them: the first game's ``MI`` score (a record that starts in
+    mid-match), resignations as nodes (``B[resign:2]`` offers the 2 points of a resignation,
+    ``W[accept]`` or ``W[reject]`` answers), ratings after the names, and results the play
+    does not give (the recorded points are kept). A set-up position (``AE``, ``AW``, ``AB``,
+    ``CV``, ``CP``) is not kept: the rest of its game is skipped, its recorded result kept.
+    What is kept otherwise than written is reported as a
+    :class:`~gbot.records.matfile.MatchFileWarning` naming the node's line; ``source`` names
+    the file in them."""
+
+    trees = _parse(text, max_games, max_entries)
     if not trees:
         raise MatchFileError("no game tree in the SGF text")
-    games = []
+    warn = FileWarnings(source)
+    games: list[RawGame] = []
     length: int | None = None
     names = ("player0", "player1")
     jacoby = False
-    for gi, nodes in enumerate(trees):
-        root = nodes[0] if nodes else {}
+    for gi, tree in enumerate(trees):
+        root_line, root = tree[0] if tree else (1, {})
         if root.get("GM", ["6"])[0].strip() != "6":
             raise MatchFileError(f"game tree {gi + 1} is not backgammon (GM[6])")
         mi = _mi(root, f"game tree {gi + 1}")
         if length is None:
             length = mi.get("length", 0)
-            names = (root.get("PW", ["player0"])[0], root.get("PB", ["player1"])[0])
+            names = (player_name(root.get("PW", ["player0"])[0]),
+                     player_name(root.get("PB", ["player1"])[0]))
             jacoby = any("jacoby" in r.lower() for r in root.get("RU", []))
-        score = (mi.get("ws", 0), mi.get("bs", 0))
         number = mi.get("game", gi) + 1
-        entries = []
-        cube, offered, pending = 1, 0, -1      # pending: who doubled, still unanswered
-        for k, node in enumerate(nodes[1:], 1):
-            where = f"node {k}"
-            for colour, player in (("W", 0), ("B", 1)):
-                for v in node.get(colour, []):
-                    v = v.strip().lower()
-                    if v in ("double", "beaver"):
-                        if pending >= 0 and pending != player:   # a redouble at once
-                            offered = 4 * cube
-                            entries.append((where, Entry(player, "beaver", offered)))
-                        else:
-                            offered = 2 * cube
-                            entries.append((where, Entry(player, "double", offered)))
-                        pending = player
-                        continue
-                    if v in ("take", "drop"):
-                        cube, pending = offered, -1
-                        entries.append((where, Entry(player, v)))
-                        continue
-                    if pending >= 0:      # a beaver's take is left out, as in .mat files
-                        cube, pending = offered, -1
-                    if len(v) < 2 or not _digits(v[:2]) or len(v) % 2:
-                        raise MatchFileError(f"game {number}, {where}: cannot read move "
-                                             f"{quote(v)}")
-                    d = (int(v[0]), int(v[1]))
-                    if not all(1 <= x <= 6 for x in d):
-                        raise MatchFileError(f"game {number}, {where}: bad dice {v[:2]!r}")
-                    try:
-                        steps = [f"{_point(v[j], player)}/{_point(v[j + 1], player)}"
-                                 for j in range(2, len(v), 2)]
-                    except MatchFileError as exc:
-                        raise MatchFileError(f"game {number}, {where}: {exc}") from None
-                    entries.append((where, Entry(player, "move", dice=d, steps=steps)))
-        if "DI" in nodes[-1] if nodes else False:
-            pl = nodes[-1].get("PL", ["W"])[0].strip().upper()
-            di = nodes[-1]["DI"][0].strip()
-            if len(di) == 2 and _digits(di):
-                entries.append(("last node", Entry(0 if pl == "W" else 1, "move",
-                                                    dice=(int(di[0]), int(di[1])))))
-        re_ = root.get("RE", [""])[0].strip().upper()
-        m = _RESULT.match(re_)
+        game = RawGame(number, root_line, names, (mi.get("ws", 0), mi.get("bs", 0)))
+        _entries(tree, game)
+        re_ = root.get("RE", [""])[0].strip()
+        m = _RESULT.match(re_.upper())
         if m:
             try:
                 points = parse_int(m.group(2), "points won", 1, 3 * MAX_CUBE)
             except FieldError as exc:
                 raise MatchFileError(f"game {number}, result: {exc}") from None
-            entries.append(("result", Entry(0 if m.group(1) == "W" else 1, "wins", points)))
-        games.append((number, names, score, entries))
+            game.entries.append(Entry(0 if m.group(1) == "W" else 1, "wins", points,
+                                      line=root_line, where="result", text=f"RE[{re_}]"))
+        games.append(game)
     base = rules or Rules(jacoby=jacoby)
-    return replay(length or 0, base, names, games)
+    record = replay(length or 0, base, names, games, warn)
+    warn.close()
+    return record
+
+
+def _entries(tree: list[tuple[int, Node]], game: RawGame) -> None:
+    """The moves, cube actions, resignations and set-ups of ``tree`` (its root aside), as
+    entries of ``game``."""
+    number = game.number
+    cube, offered, pending = 1, 0, -1      # pending: who doubled, still unanswered
+    played = False
+    for k, (line, node) in enumerate(tree):
+        where = f"node {k}"
+        if _setup(node, not played):
+            game.entries.append(Entry(0, "setup", line=line, where=where, text=(
+                "a set-up position (AE, AW, AB, CV or CP) is not kept: gbot's records start "
+                "every game from the opening position")))
+        if k == 0:
+            continue
+        for colour, player in (("W", 0), ("B", 1)):
+            for raw in node.get(colour, []):
+                v = raw.strip().lower()
+                e = Entry(player, v, line=line, where=where, text=f"{colour}[{raw.strip()}]")
+                played = True
+                if v in ("double", "beaver"):
+                    if pending >= 0 and pending != player:   # a redouble at once
+                        offered = 4 * cube
+                        e.kind = "beaver"
+                    else:
+                        offered = 2 * cube
+                        e.kind = "double"
+                    e.value = offered
+                    pending = player
+                elif v in ("take", "drop"):
+                    cube, pending = offered, -1
+                elif v in ("accept", "reject"):
+                    pass
+                elif _RESIGN.match(v):
+                    e.kind = "resign"
+                    offer = _RESIGN.match(v).group(1)  # type: ignore[union-attr]
+                    try:
+                        e.value = (parse_int(offer.strip(), "points resigned", 1, 3 * MAX_CUBE)
+                                   if offer else 0)
+                    except FieldError as exc:
+                        raise MatchFileError(f"game {number}, {where}: {exc}") from None
+                else:
+                    if pending >= 0:      # a beaver's take is left out, as in .mat files
+                        cube, pending = offered, -1
+                    _move(v, e, number)
+                game.entries.append(e)
+    last_line, last = tree[-1] if tree else (0, {})
+    if "DI" in last:
+        pl = last.get("PL", ["W"])[0].strip().upper()
+        di = last["DI"][0].strip()
+        if len(di) == 2 and _digits(di):
+            game.entries.append(Entry(0 if pl == "W" else 1, "move", dice=(int(di[0]), int(di[1])),
+                                      line=last_line, where="last node", text=f"DI[{di}]"))
+
+
+def _move(v: str, e: Entry, number: int) -> None:
+    """Read the move value ``v`` (``52mhhf``: the roll, then from/to letter pairs) into
+    ``e``."""
+    if len(v) < 2 or not _digits(v[:2]) or len(v) % 2:
+        raise MatchFileError(f"game {number}, {e.where}: cannot read move {quote(v)}")
+    d = (int(v[0]), int(v[1]))
+    if not all(1 <= x <= 6 for x in d):
+        raise MatchFileError(f"game {number}, {e.where}: bad dice {v[:2]!r}")
+    try:
+        e.steps = [f"{_point(v[j], e.player)}/{_point(v[j + 1], e.player)}"
+                   for j in range(2, len(v), 2)]
+    except MatchFileError as exc:
+        raise MatchFileError(f"game {number}, {e.where}: {exc}") from None
+    e.kind, e.dice = "move", d
+
+
+_SETUP = ("AE", "AW", "AB", "CV", "CP")
+
+
+def _setup(node: Node, fresh: bool) -> bool:
+    """Whether ``node`` sets up a position other than the opening one (any set-up where
+    ``fresh`` is false: after play)."""
+    if not any(p in node for p in _SETUP):
+        return False
+    if not fresh:
+        return True
+    if node.get("CV", ["1"])[0].strip() != "1" or node.get("CP", ["c"])[0].strip().lower() != "c":
+        return True
+    board = {0: dict(_START), 1: {25 - p: n for p, n in _START.items()}}
+    for ident, sides in (("AE", (0, 1)), ("AW", (0,)), ("AB", (1,))):
+        for value in node.get(ident, []):
+            first, _, last = value.strip().lower().partition(":")
+            last = last or first
+            if not ("a" <= first <= "z" and "a" <= last <= "z" and len(first) == len(last) == 1):
+                return True
+            for letter in range(ord(first), ord(last) + 1):
+                point = letter - ord("a") + 1
+                for side in sides:
+                    if ident == "AE":
+                        board[side].pop(point, None)
+                    else:
+                        board[side][point] = board[side].get(point, 0) + 1
+    return board != {0: dict(_START), 1: {25 - p: n for p, n in _START.items()}}
+
+
+_START = {6: 5, 8: 3, 13: 5, 24: 2}
+"""The opening position of player 0 (``W``), by point letter (``a`` = 1)."""
+_RESIGN = re.compile(r"^resign(?::(.*))?$")
 
 
 def _digits(text: str) -> bool:
@@ -251,8 +342,8 @@ def _digits(text: str) -> bool:
 
 def read(path: str | Path, rules: Rules | None = None, *, max_games: int | None = None,
          max_entries: int | None = None) -> MatchRecord:
-    """:func:`loads` of the file at ``path``; a file over :data:`MAX_BYTES` bytes is refused
-    without reading more than that."""
+    """:func:`loads` of the file at ``path`` (its warnings name ``path``); a file over
+    :data:`MAX_BYTES` bytes is refused without reading more than that."""
     data = read_bounded(path, MAX_BYTES, "match file", MatchFileError)
     return loads(data.decode("utf-8", errors="replace"), rules, max_games=max_games,
-                 max_entries=max_entries)
+                 max_entries=max_entries, source=str(path))
