@@ -3,15 +3,18 @@
 # when apt is available.
 VENV="${GBOT_VENV:-$PWD/.venv}"
 
+# gbot_setup [EXTRAS]: the package with the extras named (comma-separated), or alone when none
 gbot_setup() {
-  local extras="$1"
+  local extras="${1:-}"
   if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
   fi
-  local stamp="$VENV/.gbot-$extras-$(sha1sum pyproject.toml | cut -c1-12)"
+  local spec="."
+  if [ -n "$extras" ]; then spec=".[$extras]"; fi
+  local stamp="$VENV/.gbot-${extras:-package}-$(sha1sum pyproject.toml | cut -c1-12)"
   if [ ! -f "$stamp" ]; then
     "$VENV/bin/python" -m pip install -q --upgrade pip
-    "$VENV/bin/python" -m pip install -q -e ".[$extras]"
+    "$VENV/bin/python" -m pip install -q -e "$spec"
     touch "$stamp"
   fi
   if ! command -v gnubg >/dev/null 2>&1 && [ ! -x /usr/games/gnubg ]; then

@@ -110,7 +110,10 @@ def _scripted(lines: list[str], engine: Engine, length: int, rules: Rules,
 
     def ask(prompt: str) -> str:
         said.append(prompt)
-        return next(feed)
+        line = next(feed, None)
+        if line is None:        # the end of the input, as at a terminal
+            raise EOFError
+        return line
 
     game = TerminalMatch(engine, length, rules, seed, "you", ask, said.append)
     game.run()
@@ -179,3 +182,81 @@ def test_money_session_asks_for_another_game() -> None:
     assert "gbot accepts your resignation of a single game" in out
     assert "another game? [Y/n]" in out
     assert "final money session: you -1 point\n" in out
+
+
+def _rows(said: list[str], after: int) -> dict[int, str]:
+    """The numbered rows of the first list (``plays`` or ``hint``) shown from ``after`` on."""
+    rows: dict[int, str] = {}
+    for line in said[after:]:
+        m = re.match(r"^\s+(?:\*\s*)?(\d+)[.\s]\s*(\S.*?)(?:\s{2,}|\s+\d+\s+[+-]|$)", line)
+        if m and int(m.group(1)) == len(rows) + 1:
+            rows[int(m.group(1))] = m.group(2).strip()
+        elif rows and not line.startswith("        "):
+            break
+    return rows
+
+
+def test_a_number_after_hint_plays_that_row_of_the_table() -> None:
+    rules = Rules()
+    engine = Engine(ply=0, rules=rules)
+    # seed 2: the person opens; 'plays' lists the legal plays, 'hint' ranks them
+    game, said = _scripted(["plays", "hint", "3", "q", "y"], engine, 3, rules, seed=2)
+    listed = _rows(said, next(i for i, s in enumerate(said) if s.startswith("you rolled")) + 1)
+    table_at = next(i for i, s in enumerate(said) if "ply" in s and "cubeless" in s)
+    ranked = _rows(said, table_at + 1)
+    assert len(listed) > 5 and len(ranked) == 5
+    assert ranked[3] != listed[3]           # the two lists number the plays differently
+    assert f"you play {ranked[3]}" in said
+    assert "  (a number plays that row of this table)" in said
+
+
+def test_plays_after_hint_numbers_by_the_plays_list_again() -> None:
+    rules = Rules()
+    engine = Engine(ply=0, rules=rules)
+    game, said = _scripted(["hint", "plays", "9", "q", "y"], engine, 3, rules, seed=2)
+    at = next(i for i, s in enumerate(said) if s.startswith("  ") and s.strip().startswith("1."))
+    listed = _rows(said, at)
+    assert f"you play {listed[9]}" in said
+    game, said = _scripted(["hint", "9", "q", "y"], engine, 3, rules, seed=2)
+    assert "the hint list has 5 rows: 1 to 5" in said
+
+
+def test_a_move_entered_in_parts_with_undo() -> None:
+    # 3-point match, seed 1: the person opens with 52
+    text = "24/22\nundo\nundo\n13/8\n6/1\n24/22\n" + "q\ny\n"
+    out = play(["--length", "3", "--seed", "1", "--ply", "0"], text)
+    assert "so far 24/22; still to play: 5 (undo takes back the last part)" in out
+    assert "took back 24/22" in out
+    assert "nothing to undo" in out
+    assert "so far 13/8; still to play: 2" in out
+    assert "6/1 does not go with 13/8 in a legal play of 52" in out
+    assert "you rolled 52 [so far 13/8]: your move" in out
+    assert "you play 24/22 13/8" in out
+
+
+def test_board_shows_the_part_entered_so_far() -> None:
+    out = play(["--length", "3", "--seed", "1", "--ply", "0"], "13/8\nboard\nq\ny\n")
+    board = out.split("[so far 13/8]: your move (help): board\n", 1)[1]
+    assert "X (you): pips 162, off 0" in board.split("\n\n")[0]
+
+
+def test_quit_asks_before_stopping() -> None:
+    out = play(["--length", "3", "--seed", "1", "--ply", "0"], "quit\nn\n24/22 13/8\nq\ny\n")
+    assert out.count("stop the match here? [y/N]") == 2
+    assert "play on" in out
+    assert "you play 24/22 13/8" in out          # the match went on after the first 'quit'
+    assert out.rstrip().endswith("stopped.\nfinal score: you 0, gbot 0 (match to 3)")
+
+
+BOARD_TOP = "   13 14 15 16 17 18       19 20 21 22 23 24"
+
+
+def test_one_board_per_turn() -> None:
+    out = play(["--length", "1", "--seed", "4", "--ply", "0"], ROLL_AND_PLAY)
+    lines = out.splitlines()
+    boards = sum(1 for line in lines if line.endswith(BOARD_TOP.strip()))
+    gbot_turns = sum(1 for line in lines if line.startswith("gbot rolls"))
+    assert 0 < boards <= gbot_turns + 1      # after each of gbot's turns, and at the opening
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("you play"):      # the person's own play is not drawn again
+            assert BOARD_TOP.strip() not in lines[i + 1]

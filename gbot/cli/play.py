@@ -8,6 +8,7 @@ match can be written as ``.mat`` and ``.sgf`` files that gnubg imports.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +19,9 @@ from gbot.cli.rules import rule_options
 from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.engine.hints import cube_hint, play_hints, take_hint
 from gbot.errors import GbotError, IllegalMoveError, MoveParseError
-from gbot.game.boardtext import draw
+from gbot.game.boardtext import dice_text, draw
 from gbot.game.match import GameState, Rules
+from gbot.game.notations.move_text import parse_move
 from gbot.game.position import Position
 from gbot.game.referee import Referee, can_double, may_beaver
 from gbot.records import matfile, sgf
@@ -31,6 +33,8 @@ BOT = 0
 _KINDS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 _KIND_WORDS = {"single": 1, "s": 1, "1": 1, "normal": 1, "gammon": 2, "g": 2, "2": 2,
                "backgammon": 3, "bg": 3, "b": 3, "3": 3}
+_QUIT_WORDS = ("quit", "exit", "q")
+_YES = ("y", "yes")
 _HELP_BEFORE_ROLL = """commands before you roll:
   roll (or Enter)   roll the dice
   double            offer the cube to gbot
@@ -38,16 +42,18 @@ _HELP_BEFORE_ROLL = """commands before you roll:
   hint              gbot's cube analysis of your position
   board             draw the board again
   help              this list
-  quit              stop (the games finished so far are saved with --save)"""
+  quit              stop, after you confirm (the games finished so far are saved with --save)"""
 _HELP_MOVE = """commands after you roll:
   a move in gnubg's notation, e.g. 24/18 13/11, 8/2*/1, 6/4(2), bar/22
-  a number          the play of that number in the 'plays' list
+  part of a move    e.g. 24/18, then the rest (13/10) as the next line
+  undo              take back the last part of a move entered in parts
+  a number          that row of the list shown last ('plays' or 'hint')
   plays             list every legal play
   hint              gbot's ranking of your plays
   resign [single|gammon|backgammon]   offer to give up the game
-  board             draw the board again
+  board             draw the board again (with the part of a move entered so far)
   help              this list
-  quit              stop"""
+  quit              stop, after you confirm"""
 
 
 class Quit(Exception):
@@ -81,11 +87,11 @@ class TerminalMatch:
         pos = Position(s.board_array())
         return pos if s.player_on_roll == player else pos.swapped()
 
-    def board(self, dice: tuple[int, int] | None = None) -> str:
-        """The board as the person sees it."""
+    def board(self, dice: tuple[int, int] | None = None, pos: Position | None = None) -> str:
+        """The board as the person sees it (``pos``: another position seen by them)."""
 
-        return draw(self.view(HUMAN), self.ref.state, names=("you", "gbot"), dice=dice,
-                    viewer=HUMAN)
+        return draw(pos if pos is not None else self.view(HUMAN), self.ref.state,
+                    names=("you", "gbot"), dice=dice, viewer=HUMAN)
 
     def score_line(self) -> str:
         """The score, person first."""
@@ -150,17 +156,22 @@ class TerminalMatch:
                      else "gbot wins the match.")
             return False
         if self.length == 0:
-            again = self._line("another game? [Y/n]").lower()
-            if again in ("n", "no", "q", "quit"):
+            again = self.ask("another game? [Y/n]").strip().lower()
+            if again in ("n", "no", *_QUIT_WORDS):
                 return False
         self.ref.next_game()
         return True
 
     def _line(self, prompt: str) -> str:
-        text = self.ask(prompt).strip()
-        if text.lower() in ("quit", "exit", "q"):
-            raise Quit
-        return text
+        """The person's next line at ``prompt``; ``quit`` stops the match once confirmed."""
+        while True:
+            text = self.ask(prompt).strip()
+            if text.lower() not in _QUIT_WORDS:
+                return text
+            sure = self.ask("stop the match here? [y/N]").strip().lower()
+            if sure in _YES or sure in _QUIT_WORDS:
+                raise Quit
+            self.say("play on")
 
     def _bot_view_state(self) -> Any:
         return self.ref.state
@@ -170,6 +181,7 @@ class TerminalMatch:
         s = self.ref.state
         level = s.resign_offered
         if s.player_to_act == HUMAN:
+            self.say(self.board())
             while True:
                 ans = self._line(f"gbot offers to resign {_KINDS[level]}: accept or reject?")
                 a = ans.lower()
@@ -206,6 +218,7 @@ class TerminalMatch:
                 self.say(f"gbot takes: the cube is now {s.cube_value * 2}")
                 self.ref.take()
             return
+        self.say(self.board())
         beaver = may_beaver(s)
         words = "take, pass" + (" or beaver" if beaver else "")
         what = "beavers" if s.beavers else "doubles"
@@ -307,7 +320,7 @@ class TerminalMatch:
     def _move(self) -> None:
         s = self.ref.state
         dice = s.dice
-        roll = f"{max(dice)}{min(dice)}"
+        roll = dice_text(dice)
         if s.player_on_roll == BOT:
             pos = self.view(BOT)
             chosen = self.engine.choose_play(pos, dice, s)
@@ -330,61 +343,216 @@ class TerminalMatch:
         if len(plays) == 1 and not plays[0].notation:
             self.ref.play(plays[0].position.board, plays[0].steps)
             return
+        chosen = self._human_play(pos, dice, plays)
+        if chosen is None:          # the person offered to resign instead
+            return
+        self.say(f"you play {chosen.notation}")
+        self.ref.play(chosen.position.board, chosen.steps)
+
+    def _human_play(self, pos: Position, dice: tuple[int, int], plays: Any) -> Any | None:
+        """The play the person chooses (None: they offered to resign instead): typed whole
+        or in parts, or by its row number in the list shown last (the ``plays`` list until a
+        ``hint`` table replaces it)."""
+        caucasian = self.ref.state.rules.caucasian
+        roll = dice_text(dice)
+        numbered: list[Any] = list(plays)
+        listed = "plays"
+        parts: list[str] = []          # a move entered in parts, so far
         while True:
-            text = self._line(f"you rolled {roll}: your move (help)")
+            so_far = f" [so far {' '.join(parts)}]" if parts else ""
+            text = self._line(f"you rolled {roll}{so_far}: your move (help)")
             cmd = text.lower().split()
             word = cmd[0] if cmd else ""
             if word in ("plays", "moves", "list"):
+                numbered, listed = list(plays), "plays"
                 for i, p in enumerate(plays, 1):
                     self.say(f"  {i:3d}. {p.notation}")
                 continue
             if word == "hint":
-                self._play_hint(pos, dice)
+                numbered, listed = self._play_hint(pos, dice), "hint"
+                self.say("  (a number plays that row of this table)")
                 continue
             if word == "board":
-                self.say(self.board(dice))
+                self.say(self.board(dice, _partly_played(pos, parts, dice, caucasian)))
                 continue
             if word in ("help", "?"):
                 self.say(_HELP_MOVE)
                 continue
+            if word == "undo":
+                if parts:
+                    self.say(f"  took back {parts.pop()}")
+                else:
+                    self.say("  nothing to undo: no part of a move entered yet")
+                continue
             if word == "resign":
                 if self._human_resigns(cmd[1:]):
-                    return
+                    return None
                 continue
-            if word in ("double", "roll"):
+            if word in ("double", "roll", "r"):
                 self.say("you have rolled already: type your move")
                 continue
             if not text:
                 continue
             if text.isdigit():
                 k = int(text)
-                if 1 <= k <= len(plays):
-                    chosen = plays[k - 1]
-                    break
-                self.say(f"there are {len(plays)} plays: 1 to {len(plays)}")
+                if 1 <= k <= len(numbered):
+                    return numbered[k - 1]
+                self.say(f"the {listed} list has {len(numbered)} rows: 1 to {len(numbered)}"
+                         if listed == "hint" else
+                         f"there are {len(numbered)} plays: 1 to {len(numbered)}")
                 continue
+            whole = " ".join([*parts, text])
             try:
-                chosen = pos.play_from_text(text, dice, caucasian=caucasian)
-                break
+                return pos.play_from_text(whole, dice, caucasian=caucasian)
             except IllegalMoveError:
-                self.say(f"  {text} is not a legal play of {roll} ('plays' lists them)")
+                pass
             except MoveParseError:
                 self.say(f"  cannot read {text!r} as a move: write it as 24/18 13/11 "
                          "('help' for more)")
+                continue
             except GbotError as exc:
                 self.say(f"  {exc}")
-        self.say(f"you play {chosen.notation}")
-        self.ref.play(chosen.position.board, chosen.steps)
-        if self.ref.state.game_state.name == "PLAYING":
-            self.say(self.board())
+                continue
+            done, left = _part_of_a_play(pos, whole, dice, plays)
+            if done is not None:
+                return done
+            if left is not None:
+                parts.append(text)
+                rest = " and ".join(str(d) for d in left)
+                self.say(f"  so far {' '.join(parts)}; still to play: {rest} "
+                         "(undo takes back the last part)")
+                continue
+            if parts:
+                self.say(f"  {text} does not go with {' '.join(parts)} in a legal play of "
+                         f"{roll} ('undo' takes back a part, 'plays' lists them)")
+            else:
+                self.say(f"  {text} is not a legal play of {roll} ('plays' lists them)")
 
-    def _play_hint(self, pos: Any, dice: tuple[int, int]) -> None:
-
+    def _play_hint(self, pos: Any, dice: tuple[int, int]) -> list[Any]:
+        """Show gbot's ranking of the plays of ``dice``; the plays in the table's order."""
         s = self.ref.state
         hints = play_hints(self.engine, pos, dice, s, n=self.hint_count)
         by_state = self.engine.plays_by_state(s)
         for line in play_hint_lines(hints, dice, s, self.engine.ply, by_state)[2:]:
             self.say(line)
+        return [h.play for h in hints]
+
+
+# --- a move entered in parts ------------------------------------------------------------------
+# The board of the mover: its checkers positive on points 1..24 and its bar 25, the opponent's
+# negative (the opponent's bar at 0).
+_Board = tuple[int, ...]
+
+
+def _step(b: _Board, src: int, die: int) -> _Board | None:
+    """``b`` after one checker moves ``die`` pips from ``src`` (a blot hit), or None when
+    that single step is not allowed."""
+    if b[src] <= 0 or (src != 25 and b[25] > 0):
+        return None
+    dst = src - die
+    nb = list(b)
+    nb[src] -= 1
+    if dst <= 0:
+        if any(b[i] > 0 for i in range(7, 26)):
+            return None                     # bearing off needs every checker home
+        if dst < 0 and any(b[i] > 0 for i in range(src + 1, 7)):
+            return None                     # a larger die bears off the highest only
+        return tuple(nb)
+    if b[dst] < -1:
+        return None
+    if b[dst] == -1:
+        nb[dst] = 0
+        nb[0] -= 1
+    nb[dst] += 1
+    return tuple(nb)
+
+
+def _after_segments(b: _Board, segs: list[tuple[int, int]],
+                    pool: tuple[int, ...]) -> set[tuple[_Board, tuple[int, ...]]]:
+    """Every (board, dice left) reached by playing ``segs`` in this order with dice from
+    ``pool`` (a segment may take several dice)."""
+    if not segs:
+        return {(b, pool)}
+    src, dst = segs[0]
+    out: set[tuple[_Board, tuple[int, ...]]] = set()
+
+    def walk(board: _Board, cur: int, left: tuple[int, ...]) -> None:
+        if cur == dst:
+            out.update(_after_segments(board, segs[1:], left))
+            return
+        for die in set(left):
+            if cur - die < dst and dst != 0:
+                continue
+            nb = _step(board, cur, die)
+            if nb is not None:
+                rest = list(left)
+                rest.remove(die)
+                walk(nb, max(cur - die, 0), tuple(rest))
+
+    walk(b, src, pool)
+    return out
+
+
+def _finishes(b: _Board, pool: tuple[int, ...]) -> set[_Board]:
+    """Every board reached from ``b`` by playing some or all of the dice of ``pool``."""
+    out = {b}
+    for die in set(pool):
+        rest = list(pool)
+        rest.remove(die)
+        for src in range(1, 26):
+            nb = _step(b, src, die)
+            if nb is not None:
+                out |= _finishes(nb, tuple(rest))
+    return out
+
+
+def _pool(dice: tuple[int, int]) -> tuple[int, ...]:
+    return (dice[0],) * 4 if dice[0] == dice[1] else (max(dice), min(dice))
+
+
+def _readings(pos: Position, text: str,
+              dice: tuple[int, int]) -> set[tuple[_Board, tuple[int, ...]]]:
+    """Every (board, dice left) the written segments of ``text`` can lead to."""
+    try:
+        segs = parse_move(text)
+    except GbotError:
+        return set()
+    pool = _pool(dice)
+    if not segs or len(segs) > len(pool):
+        return set()
+    start = tuple(int(v) for v in pos.board.tolist())
+    out: set[tuple[_Board, tuple[int, ...]]] = set()
+    for order in set(itertools.permutations(segs)):
+        out |= _after_segments(start, list(order), pool)
+    return out
+
+
+def _part_of_a_play(pos: Position, text: str, dice: tuple[int, int],
+                    plays: Any) -> tuple[Any, tuple[int, ...] | None]:
+    """``(play, None)`` when ``text`` is a whole legal play after all; ``(None, dice left)``
+    when it is the first part of one; ``(None, None)`` when it is neither."""
+    by_board = {tuple(int(v) for v in p.position.board.tolist()): p for p in plays}
+    readings = _readings(pos, text, dice)
+    for board, _ in readings:
+        if board in by_board:
+            return by_board[board], None
+    for board, left in sorted(readings, key=lambda r: -len(r[1])):
+        if left and _finishes(board, left) & by_board.keys():
+            return None, left
+    return None, None
+
+
+def _partly_played(pos: Position, parts: list[str], dice: tuple[int, int],
+                   caucasian: bool) -> Position | None:
+    """The position after the parts of a move entered so far (None: none entered)."""
+    if not parts:
+        return None
+    plays = pos.legal_plays(dice, caucasian=caucasian)
+    finals = {tuple(int(v) for v in p.position.board.tolist()) for p in plays}
+    for board, left in _readings(pos, " ".join(parts), dice):
+        if _finishes(board, left) & finals:
+            return Position(list(board))
+    return None
 
 
 def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> None:
