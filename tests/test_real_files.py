@@ -226,8 +226,6 @@ def test_gbot_analyse_warns_and_goes_on(tmp_path: Path) -> None:
     assert len(warned) == 1 and ":5: " in warned[0] and "'31: ????'" in warned[0], proc.stderr
 
 
-@pytest.mark.xfail(reason="gbot/cli/analysis.py (another change) is to print each "
-                          "MatchFileWarning as 'warning: FILE:LINE: text'", strict=True)
 def test_gbot_analyse_prints_warnings_with_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "tiny.mat"
     path.write_text(_TINY)

@@ -4,21 +4,33 @@
 :func:`gbot.records.matfile.read` or :func:`gbot.records.sgf_read.read`) and, for each decision,
 compares what was played with the best choice at the chosen ply:
 
-* Checker plays: every play of the roll ranked by :meth:`gbot.Evaluator.hint` (the played one
-  evaluated at the full ply too). Money: cubeless equity. Match: the mover's cubeful match
-  winning chance after each candidate (the cube model on the opponent's probabilities),
-  as MWC and as normalised equity (EMG).
+* Checker plays: every legal play is valued at 0-ply; the plays the move filter keeps
+  (:data:`ANALYSIS_FILTER`: up to 8 within 0.16 of the best; the best 5 at least) and the
+  played one are all valued at the analysis ply, and the best of those is named best: no
+  candidate is worth more at that ply than the named best, and the played move's error is
+  measured against it at the same ply. Money: cubeless equity. Match: the mover's cubeful
+  match winning chance after each candidate (the cube model on the opponent's
+  probabilities), as MWC and as normalised equity (EMG).
 * Cube decisions of the side on roll (when it may double and the decision is close or
   actual: it doubled, erred, or doubling came within :data:`CLOSE_CUBE`) and the
   opponent's take, pass or beaver, from :func:`gbot.cube_decision` at the ply.
-* Luck of each roll: the mover's 0-ply equity after its best play with the roll it got, less
-  the average over the 21 rolls (cubeless, in EMG; MWC in a match through the cube's stakes).
+* Luck of each roll, as gnubg 1.07 measures it: the value of the best play of the roll the
+  mover got less the average of the same over the 21 rolls (1/36 for a double, 2/36
+  otherwise). Each value is the mover's cubeful equity at 0-ply (gnubg's luck evaluation,
+  whatever the analysis ply) after the play that is best by that equity (the position
+  unchanged when no play is legal). A game's first roll (the starting position, never a
+  double) is measured against the 30 opening rolls, 15 of them the opponent's. EMG, and in a
+  match MWC through the stakes of the cube.
 
 Errors (>= 0, EMG per unit of the cube) get gnubg 1.07's default marks (its ``show
-analysis``): doubtful from 0.03, bad from 0.06, very bad from 0.12. Per player: error totals
-and rates in mEMG per decision (and MWC in a match), gnubg's rating words for the rate, the
-luck, and a luck-adjusted result. Games are
-independent given their starting score, so they can be analysed in worker processes.
+analysis``): doubtful from 0.03, bad from 0.06, very bad from 0.12; checker plays and cube
+decisions are counted apart, as gnubg does. Per player: error totals and rates in mEMG per
+decision (and MWC in a match), the performance rating (PR, as eXtreme Gammon reports it: 500
+times the mean error in EMG over the unforced checker plays and the counted cube decisions),
+gnubg's rating words for the rate, the luck, and a luck-adjusted result. Games are numbered
+from 1 in what is shown (text, JSON, HTML), as in the files and gnubg; ``Decision.game`` is the
+index in ``record.games``. Games are independent given their starting score, so they can be
+analysed in worker processes.
 """
 
 from __future__ import annotations
@@ -26,27 +38,36 @@ from __future__ import annotations
 import concurrent.futures as cf
 import math
 import multiprocessing
+import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from gbot.analysis.rollout_cube import opponent_state
+from gbot.core import cubemath as _core
 from gbot.core.board import flip_py
 from gbot.cube import context_from_state, cube_decision
-from gbot.cube.cubeful import cubeful_mwc
-from gbot.cube.decision import board_cube_life
-from gbot.cube.met import default_table
-from gbot.errors import GbotError
-from gbot.eval.evaluator import Evaluator, equities, invert
+from gbot.cube.cubeful import (
+    cube_lives,
+    cube_mwcs,
+    cube_values_raw,
+    janowski_applies,
+    money_values,
+)
+from gbot.cube.met import default_table, equity_to_mwc
+from gbot.engine.hints import action_words
+from gbot.errors import CubeError, GbotError
+from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, equities, invert
 from gbot.game.match import GameState, MatchState
 from gbot.game.position import Position
 from gbot.game.referee import Action, GameRecord, MatchRecord
+from gbot.game.variations import start_board
 from gbot.records import matfile, sgf_read
 
-__all__ = ["Analysis", "Decision", "GameAnalysis", "PlayerStats", "analyse", "mark", "play_values",
-           "rating"]
+__all__ = ["Analysis", "Candidate", "CubeFigures", "Decision", "GameAnalysis", "PlayerStats",
+           "analyse", "clean_name", "mark", "play_values", "rating"]
 
 DOUBTFUL = 0.03
 BAD = 0.06
@@ -63,6 +84,29 @@ CUBE_FROM = 0.40
 player did double); below it doubling is never close in money play. Match play has no such
 screen: a nearly lost match position's double can be close in EMG (little is at stake either
 way), and gnubg counts those."""
+CUBE_MISTAKES = ("missed double", "wrong double", "wrong take", "wrong pass")
+"""The kinds of cube error counted per player (gnubg's cube statistics, without its split of
+doubles by the cash and too-good points)."""
+
+ANALYSIS_FILTER: MoveFilter = DEFAULT_FILTERS[0]
+"""The plays valued at the analysis ply, by their 0-ply values: at most 8, each within 0.16
+of the best (the played one besides), the first stage of gbot's move filters and gnubg's
+"normal" filter. gnubg 1.07's analysis default is wider (16 within 0.32, ``show analysis``);
+on 274 unforced 2-ply plays of three real files that named no other best and found no other
+error, at 1.6 to 1.9 times the time."""
+
+MIN_CANDIDATES = 5
+"""Plays valued at the analysis ply besides the filter's when it keeps fewer (the next best
+by 0-ply value), so that a report can list the best five with their figures."""
+
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
+"""The 21 rolls, larger die first."""
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS])
+"""Each roll's chance in 36ths."""
+OPENING_ROLLS = tuple((a, b) for a, b in ROLLS if a != b)
+"""The 15 rolls a game can start with."""
+
+Probs5 = tuple[float, float, float, float, float]
 
 
 def mark(error: float) -> str:
@@ -84,12 +128,60 @@ def rating(rate_memg: float) -> str:
     return RATINGS[-1][1]
 
 
+_RATING_SUFFIX = re.compile(r",\s*\d+(\.\d+)?$")
+
+
+def clean_name(name: str) -> str:
+    """A player's name without the FIBS rating some files append (``charlie11,1566``)."""
+    stripped = _RATING_SUFFIX.sub("", name.strip())
+    return stripped or name
+
+
+def _probs5(p: Any) -> Probs5:
+    return (float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4]))
+
+
+@dataclass
+class Candidate:
+    """One play valued at the analysis ply: its text, its value for the mover (``equity``,
+    EMG; ``mwc`` in a match), the mover's cubeless probabilities after it (win, win gammon,
+    win backgammon, lose gammon, lose backgammon) and whether it was the play made."""
+
+    play: str
+    equity: float
+    probabilities: Probs5
+    mwc: float | None = None
+    played: bool = False
+
+
+@dataclass
+class CubeFigures:
+    """A cube decision's figures, for the side on roll (the doubler): its cubeless
+    probabilities, the cubeful values of no double, double/take and double/pass (EMG per unit
+    of the cube; ``mwc`` the same in a match), the proper action and answer, in gnubg's words
+    (``words``)."""
+
+    probabilities: Probs5
+    no_double: float
+    double_take: float
+    double_pass: float
+    action: str
+    response: str
+    words: str
+    mwc: tuple[float, float, float] | None = None
+
+
 @dataclass
 class Decision:
-    """One analysed decision. ``kind``: ``move``, ``cube`` (the side on roll's double or not)
-    or ``take`` (the answer to a double). ``played``/``best``: move text or action words.
-    ``error``: EMG lost against the best (>= 0); ``error_mwc`` in a match. ``equity``: the
-    value of the best choice for ``player`` (EMG); ``luck``: the roll's luck (moves only)."""
+    """One analysed decision. ``game``: the index of its game in ``record.games`` (shown
+    from 1); ``index``: the action's index in the game. ``kind``: ``move``, ``cube`` (the side
+    on roll's double or not) or ``take`` (the answer to a double). ``played``/``best``: move
+    text or action words. ``error``: EMG lost against the best (>= 0); ``error_mwc`` in a
+    match. ``equity``: the value of the best choice for ``player`` (EMG; ``equity_mwc`` in a
+    match); ``luck``: the roll's luck (moves only; ``luck_mwc`` in a match). The board is
+    ``position_id`` seen by ``on_roll``; ``match_id`` gives score, cube and dice as gnubg
+    writes them. ``candidates``: the plays valued at the analysis ply, best first (moves);
+    ``cube``: the cube figures (cube and take decisions)."""
 
     game: int
     index: int
@@ -106,11 +198,26 @@ class Decision:
     luck: float | None = None
     luck_mwc: float | None = None
     forced: bool = False
+    match_id: str = ""
+    on_roll: int = 0
+    cube_value: int = 1
+    cube_owner: int = -1
+    equity_mwc: float | None = None
+    legal_plays: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    cube: CubeFigures | None = None
+
+    @property
+    def game_number(self) -> int:
+        """The game's number as files and gnubg count (from 1)."""
+        return self.game + 1
 
 
 @dataclass
 class PlayerStats:
-    """One player's figures over the match."""
+    """One player's figures over the match. ``marks``: checker plays only; ``cube_marks``
+    and ``cube_mistakes``: cube decisions (see :data:`CUBE_MISTAKES`). ``luck``: EMG;
+    ``luck_mwc`` (match) and ``luck_points`` (money, EMG times the cube) beside it."""
 
     name: str
     moves: int = 0
@@ -120,14 +227,26 @@ class PlayerStats:
     error_mwc: float = 0.0
     marks: dict[str, int] = field(default_factory=lambda: {"doubtful": 0, "bad": 0,
                                                              "very bad": 0})
+    cube_marks: dict[str, int] = field(default_factory=lambda: {"doubtful": 0, "bad": 0,
+                                                                  "very bad": 0})
+    cube_mistakes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CUBE_MISTAKES,
+                                                                                 0))
     luck: float = 0.0
     luck_mwc: float = 0.0
+    luck_points: float = 0.0
+    rolls: int = 0
 
     @property
     def error_rate(self) -> float:
         """Total error per decision (moves and cube decisions), mEMG."""
         n = self.moves + self.cube_decisions
         return 1000.0 * (self.move_error + self.cube_error) / n if n else 0.0
+
+    @property
+    def pr(self) -> float:
+        """Performance rating as eXtreme Gammon reports it: 500 x the mean error (EMG) over
+        the unforced checker plays and the counted cube decisions."""
+        return self.error_rate / 2.0
 
     @property
     def move_rate(self) -> float:
@@ -140,6 +259,11 @@ class PlayerStats:
         return 1000.0 * self.cube_error / self.cube_decisions if self.cube_decisions else 0.0
 
     @property
+    def luck_rate(self) -> float:
+        """Luck per roll, mEMG."""
+        return 1000.0 * self.luck / self.rolls if self.rolls else 0.0
+
+    @property
     def rating(self) -> str:
         """gnubg's word for :attr:`error_rate`."""
         return rating(self.error_rate)
@@ -147,7 +271,8 @@ class PlayerStats:
 
 @dataclass
 class Analysis:
-    """The analysed match: decisions in order, both players' figures and the result."""
+    """The analysed match: decisions in order, both players' figures and the result.
+    ``checkers``: checkers a side (the variation's), for drawing the boards."""
 
     match_length: int
     names: tuple[str, str]
@@ -157,26 +282,30 @@ class Analysis:
     final_score: tuple[int, int]
     points: tuple[int, int]
     games: int
+    checkers: int = 15
 
     def luck_adjusted(self) -> float:
         """Player 0's result with both players' luck taken out, as gnubg reports it: money,
-        points per game; match, the match winning chance: the actual result (1 or 0, or for an
-        unfinished match the winning chance at its last score) less player 0's luck and plus
-        player 1's, both in MWC."""
+        points per game (luck in points: EMG times the cube); match, the match winning chance:
+        the actual result (1 or 0, or for an unfinished match the winning chance at its last
+        score) less player 0's luck and plus player 1's, both in MWC."""
         p0, p1 = self.players
         if self.match_length == 0:
             g = max(self.games, 1)
-            return (self.points[0] - self.points[1] - (p0.luck - p1.luck)) / g
+            return (self.points[0] - self.points[1] - (p0.luck_points - p1.luck_points)) / g
         n = self.match_length
         result = default_table().mwc(n - self.final_score[0], n - self.final_score[1])
         return result - (p0.luck_mwc - p1.luck_mwc)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything as plain data."""
+        """Everything as plain data; games numbered from 1 (``game``), as in the files."""
         d = asdict(self)
         for i, p in enumerate(self.players):
             d["players"][i].update(error_rate=p.error_rate, move_rate=p.move_rate,
-                                   cube_rate=p.cube_rate, rating=p.rating)
+                                   cube_rate=p.cube_rate, pr=p.pr, luck_rate=p.luck_rate,
+                                   rating=p.rating)
+        for row in d["decisions"]:
+            row["game"] += 1
         d["luck_adjusted"] = self.luck_adjusted()
         return d
 
@@ -197,6 +326,22 @@ def _after(board: tuple[int, ...], steps: tuple[tuple[int, int], ...]) -> np.nda
     return b
 
 
+def _flip_rows(boards: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Boards ``[n, 26]`` seen by the other side."""
+    return np.ascontiguousarray(-boards[:, ::-1]).astype(np.int8)
+
+
+def _clip_rows(p: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Probability rows clipped as the cube model takes them (each in 0..1, gammons within
+    the wins, backgammons within the gammons)."""
+    out = np.clip(np.asarray(p, dtype=np.float64).reshape(-1, 5), 0.0, 1.0)
+    out[:, 1] = np.minimum(out[:, 1], out[:, 0])
+    out[:, 2] = np.minimum(out[:, 2], out[:, 1])
+    out[:, 3] = np.minimum(out[:, 3], 1.0 - out[:, 0])
+    out[:, 4] = np.minimum(out[:, 4], out[:, 3])
+    return out
+
+
 class GameAnalysis:
     """Analyses one game (in a worker or here): its decisions, and the values of given plays
     or probabilities at a state of it."""
@@ -208,6 +353,8 @@ class GameAnalysis:
         self.ply = ply
         self.ev = Evaluator(weights)
         self.money = record.match_length == 0
+        self.start = start_board(record.rules.variation)
+        self.move_filter = ANALYSIS_FILTER
 
     def match_state(self, player: int, cube: int, owner: int,
                     dice: tuple[int, int] = (0, 0), offered: bool = False) -> Any:
@@ -238,27 +385,60 @@ class GameAnalysis:
         lose = ctx.table.mwc(ctx.away, ctx.opp_away - c, post_crawford=pc)
         return float(win), float(lose)
 
-    def _play_values(self, pos: Any, dice: tuple[int, int], st: Any,
-                     played: np.ndarray[Any, Any]) -> tuple[str, float, str, float, int, bool]:
-        """``(best text, best value, played text, played value, count, forced)`` in EMG."""
+    def _mwc(self, value: float, st: Any) -> float | None:
+        """A value in EMG as the mover's MWC (None in money)."""
+        if self.money:
+            return None
+        win, lose = self._cube_mwcs(st)
+        return float(equity_to_mwc(value, win, lose))
 
-        hints = self.ev.hint(pos, dice, ply=self.ply, n=None)
-        if len(hints) <= 1:
-            txt = hints[0].play.notation if hints else ""
-            return txt, 0.0, txt, 0.0, len(hints), True
-        full = [h for h in hints if h.ply == hints[0].ply][:8]
-        idx = next((i for i, h in enumerate(hints)
-                    if np.array_equal(h.play.position.board, played)), None)
-        if idx is None:
-            raise GbotError(f"the played move is not legal in {pos.id()} with {dice}")
-        cands = list(full)
-        if hints[idx] not in cands:
-            cands.append(hints[idx])
-        vals = self.values(np.array([h.play.position.board for h in cands], dtype=np.int8), st)
-        best = int(np.argmax(vals))
-        pi = cands.index(hints[idx])
-        return (cands[best].play.notation, float(vals[best]), hints[idx].play.notation,
-                float(vals[pi]), len(hints), False)
+    def candidates(self, pos: Position, dice: tuple[int, int], st: Any,
+                   played: np.ndarray[Any, Any]) -> tuple[list[Candidate], int]:
+        """The candidates of ``dice`` in ``pos`` valued at the analysis ply, best first, and
+        the number of legal plays. The candidates are the plays :data:`ANALYSIS_FILTER`
+        keeps by their 0-ply values (at least :data:`MIN_CANDIDATES`) and the ``played`` one
+        (the mover's board after it); a lone legal play (or none: the position stays) is
+        valued at the ply too."""
+        hints = self.ev.hint(pos, dice, ply=0, n=None)
+        n = len(hints)
+        if n == 0:
+            after = np.array(pos.board, dtype=np.int8).reshape(1, 26)
+            texts = [""]
+            idx = 0
+        else:
+            after = np.array([h.play.position.board for h in hints], dtype=np.int8)
+            texts = [h.play.notation for h in hints]
+            found = [i for i in range(n) if np.array_equal(after[i], played)]
+            if not found:
+                raise GbotError(f"the played move is not legal in {pos.id()} with {dice}")
+            idx = found[0]
+        opp = _flip_rows(after)
+        if n <= 1:
+            keep = [0]
+        else:
+            probs0 = np.array([h.probabilities for h in hints], dtype=np.float64)
+            v0 = self.values_of(probs0, opp, st)
+            f = self.move_filter
+            order = np.argsort(-v0, kind="stable")
+            top = float(v0[order[0]])
+            keep = [int(i) for i in order[:f.keep] if v0[i] >= top - f.window]
+            keep += [int(i) for i in order[len(keep):MIN_CANDIDATES]]
+            if idx not in keep:
+                keep.append(idx)
+            if self.ply == 0:
+                return self._ranked(texts, keep, probs0[keep], v0[keep], idx, st), n
+        probs = invert(self.ev.evaluate(opp[keep], self.ply))
+        vals = self.values_of(probs, opp[keep], st)
+        return self._ranked(texts, keep, probs, vals, idx, st), n
+
+    def _ranked(self, texts: list[str], keep: list[int], probs: np.ndarray[Any, Any],
+                vals: np.ndarray[Any, Any], played: int, st: Any) -> list[Candidate]:
+        """:class:`Candidate` rows of the plays ``keep`` (values ``vals``), best first (the
+        played one first among equals)."""
+        rows = [Candidate(texts[k] or "(no move)", float(v), _probs5(p), self._mwc(float(v), st),
+                          k == played) for k, p, v in zip(keep, probs, vals, strict=True)]
+        rows.sort(key=lambda c: (-c.equity, not c.played))
+        return rows
 
     def values(self, after: np.ndarray[Any, Any], st: Any) -> np.ndarray[Any, Any]:
         """The mover's values (EMG) of the boards ``after`` its play (mover's view, one row
@@ -269,19 +449,51 @@ class GameAnalysis:
         return self.values_of(invert(self.ev.evaluate(boards, self.ply)), boards, st)
 
     def values_of(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
-                  st: Any) -> np.ndarray[Any, Any]:
+                  st: Any, cubeful: bool = False) -> np.ndarray[Any, Any]:
         """:meth:`values` from the mover's probabilities ``probs`` (win, win g, win bg,
-        lose g, lose bg; one row per play) of the ``boards`` the opponent then faces."""
-        if self.money:
+        lose g, lose bg; one row per play) of the ``boards`` the opponent then faces.
+        ``cubeful``: money values with the cube too (the opponent's right cube action, EMG
+        per unit of the cube); match values always have it."""
+        probs = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
+        if self.money and not cubeful:
             return np.asarray(equities(probs), dtype=np.float64)
-        opp = opponent_state(st)
-        vals = np.empty(len(boards))
-        for i, p in enumerate(probs):
-            ctx = context_from_state(opp, board_cube_life(boards[i]))
-            c = [min(max(float(x), 0.0), 1.0) for x in (1.0 - p[0], p[3], p[4], p[1], p[2])]
-            vals[i] = 1.0 - cubeful_mwc((c[0], c[1], c[2], c[3], c[4]), ctx)
+        opp = self._opponent_values(probs, np.asarray(boards, dtype=np.int8).reshape(-1, 26),
+                                    opponent_state(st))
+        if self.money:
+            return -opp
         win, lose = self._cube_mwcs(st)
-        return (2.0 * vals - (win + lose)) / (win - lose)     # MWC -> EMG
+        return (2.0 * (1.0 - opp) - (win + lose)) / (win - lose)     # MWC -> EMG
+
+    def _opponent_values(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
+                         opp_state: Any) -> np.ndarray[Any, Any]:
+        """The opponent's cubeful values (money: EMG per unit of the cube; match: MWC) on
+        roll in ``boards`` (its view) with the right cube action, from the mover's
+        probabilities ``probs``."""
+        rows = _clip_rows(invert(probs))
+        lives = cube_lives(boards)
+        ctx = context_from_state(opp_state)
+        if janowski_applies(ctx):
+            return np.asarray(money_values(rows, lives, ctx), dtype=np.float64)
+        raw = cube_values_raw(rows, lives, ctx)
+        money = ctx.is_money
+        if not ctx.can_double():              # only the no-double column is filled
+            return np.array(raw[:, 0] / ctx.cube if money else raw[:, 0], dtype=np.float64)
+        if money:
+            eq = raw / ctx.cube
+        else:
+            win, lose = cube_mwcs(ctx)
+            if win == lose:
+                raise CubeError(f"cube {ctx.cube} decides nothing in {ctx!r}")
+            eq = (2.0 * raw - (win + lose)) / (win - lose)
+        base = eq if money else raw
+        beavers = bool(money and ctx.beavers)
+        out = np.empty(rows.shape[0], dtype=np.float64)
+        for i in range(rows.shape[0]):
+            nd, dt, dp = float(eq[i, 0]), float(eq[i, 1]), float(eq[i, 2])
+            action = _core.action_of(nd, dt, dp, float(rows[i, 1]), beavers)
+            out[i] = _core.pick(action, _core.response_of(dt, dp, beavers), float(base[i, 0]),
+                                float(base[i, 1]), float(base[i, 2]))
+        return out
 
     def cube_before(self, index: int) -> tuple[int, int]:
         """``(cube value, owner)`` (owner -1: centred) before action ``index`` of the game."""
@@ -292,24 +504,39 @@ class GameAnalysis:
                 owner = a.player
         return cube, owner
 
-    def _luck(self, pos: Any, dice: tuple[int, int]) -> float:
-        """The roll's luck for the mover, cubeless EMG at 0-ply."""
+    def _best_values(self, pos: Position, st: Any,
+                     rolls: tuple[tuple[int, int], ...]) -> np.ndarray[Any, Any]:
+        """For each of ``rolls``: the value (EMG, cubeful at 0-ply) for ``st``'s player on
+        roll in ``pos`` of its best play by that value."""
+        opp_boards: list[np.ndarray[Any, Any]] = []
+        probs: list[Any] = []
+        bounds = [0]
+        for d in rolls:
+            hints = self.ev.hint(pos, d, ply=0, n=None)
+            if hints:
+                opp_boards.append(_flip_rows(np.array([h.play.position.board for h in hints],
+                                                      dtype=np.int8)))
+                probs.append(np.array([h.probabilities for h in hints], dtype=np.float64))
+            else:
+                stay = _flip_rows(np.array(pos.board, dtype=np.int8).reshape(1, 26))
+                opp_boards.append(stay)
+                probs.append(invert(self.ev.evaluate(stay, 0)))
+            bounds.append(bounds[-1] + opp_boards[-1].shape[0])
+        vals = self.values_of(np.concatenate(probs), np.concatenate(opp_boards), st,
+                              cubeful=True)
+        return np.array([vals[bounds[k]:bounds[k + 1]].max() for k in range(len(rolls))])
 
-        vals = np.empty(21)
-        weights = np.empty(21)
-        got = 0.0
-        k = 0
-        for d1 in range(1, 7):
-            for d2 in range(1, d1 + 1):
-                play = self.ev.best_play(pos, (d1, d2), ply=0)
-                after = play.position if play is not None else pos
-                probs = invert(self.ev.evaluate(after.swapped().board.reshape(1, 26), 0))
-                vals[k] = float(equities(probs)[0])
-                weights[k] = 1.0 if d1 == d2 else 2.0
-                if (d1, d2) == (max(dice), min(dice)):
-                    got = vals[k]
-                k += 1
-        return got - float(vals @ weights) / 36.0
+    def luck(self, pos: Position, st: Any, dice: tuple[int, int]) -> float:
+        """The luck (EMG) of ``dice`` for the player on roll of ``st`` in ``pos``, gnubg's
+        way (see the module's docstring)."""
+        d = (max(dice), min(dice))
+        if d[0] != d[1] and np.array_equal(np.asarray(pos.board), self.start):
+            own = self._best_values(pos, st, OPENING_ROLLS)
+            theirs = self._best_values(Position(self.start.copy()), opponent_state(st),
+                                       OPENING_ROLLS)
+            return float(own[OPENING_ROLLS.index(d)] - (own.sum() - theirs.sum()) / 30.0)
+        own = self._best_values(pos, st, ROLLS)
+        return float(own[ROLLS.index(d)] - float(own @ ROLL_WEIGHTS) / 36.0)
 
     def run(self) -> list[Decision]:
         """The game's decisions in order."""
@@ -336,22 +563,38 @@ class GameAnalysis:
                 owner = a.player
                 pending = None
             elif a.kind == "move" and a.board:
-                dice = (max(a.dice), min(a.dice))
-                pos = Position(np.array(a.board, dtype=np.int8))
-                st = self.match_state(a.player, cube, owner, dice)
+                out.append(self._move(a, i, cube, owner, cur is None))
                 after = _after(a.board, a.steps)
                 cur = (-after[::-1]).astype(np.int8)
-                best_t, best_v, played_t, played_v, n, forced = self._play_values(
-                    pos, dice, st, after)
-                err = max(0.0, best_v - played_v)
-                luck = self._luck(pos, dice)
-                stakes = self._stakes(st)
-                out.append(Decision(
-                    g.number, i, a.player, "move", pos.id(), dice, played_t or "(no move)",
-                    best_t or "(no move)", err, None if self.money else err * stakes / 2.0,
-                    "" if forced else mark(err), best_v, luck,
-                    None if self.money else luck * stakes / 2.0, forced))
         return out
+
+    def _move(self, a: Action, i: int, cube: int, owner: int, opening: bool) -> Decision:
+        """The checker play ``a`` (action ``i``) with the cube at ``cube`` owned by ``owner``;
+        ``opening``: the game's first play (its Match ID then says, as gnubg writes it, that
+        the game has not started)."""
+        dice = (max(a.dice), min(a.dice))
+        pos = Position(np.array(a.board, dtype=np.int8))
+        st = self.match_state(a.player, cube, owner, dice)
+        cands, n = self.candidates(pos, dice, st, _after(a.board, a.steps))
+        forced = n <= 1
+        best = cands[0]
+        played = next(c for c in cands if c.played)
+        err = 0.0 if forced else max(0.0, best.equity - played.equity)
+        luck = self.luck(pos, st, dice)
+        stakes = self._stakes(st)
+        return Decision(
+            self.game.number, i, a.player, "move", pos.id(), dice, played.play, best.play,
+            err, None if self.money else err * stakes / 2.0, "" if forced else mark(err),
+            best.equity, luck, None if self.money else luck * stakes / 2.0, forced,
+            match_id=(replace(st, game_state=GameState.NONE) if opening else st).match_id(),
+            on_roll=a.player, cube_value=cube, cube_owner=owner,
+            equity_mwc=best.mwc, legal_plays=n, candidates=cands)
+
+    def _figures(self, d: Any) -> CubeFigures:
+        nd, dt, dp = (float(x) for x in d.equities)
+        mwc = None if d.mwc is None else (float(d.mwc[0]), float(d.mwc[1]), float(d.mwc[2]))
+        return CubeFigures(_probs5(d.probabilities), nd, dt, dp, d.action, d.response,
+                           action_words(d.action, d.response), mwc)
 
     def _cube(self, pos: Any, st: Any, doubled: bool, i: int) -> Decision | None:
         if not doubled and cube_is_dead(st, st.player_on_roll):
@@ -374,7 +617,10 @@ class GameAnalysis:
         stakes = self._stakes(st)
         return Decision(self.game.number, i, st.player_on_roll, "cube", pos.id(), (0, 0),
                         "double" if doubled else "no double", best, err,
-                        None if self.money else err * stakes / 2.0, mark(err), best_v)
+                        None if self.money else err * stakes / 2.0, mark(err), best_v,
+                        match_id=st.match_id(), on_roll=st.player_on_roll,
+                        cube_value=st.cube_value, cube_owner=st.cube_owner,
+                        equity_mwc=self._mwc(best_v, st), cube=self._figures(d))
 
     def _take(self, pos: Any, st: Any, a: Action, i: int) -> Decision:
         d = cube_decision(pos, st, ply=self.ply, evaluator=self.ev)
@@ -388,9 +634,12 @@ class GameAnalysis:
         chosen = {"take": "take", "drop": "pass", "beaver": "beaver"}[a.kind]
         err = max(0.0, options[best] - options.get(chosen, take_v))
         stakes = self._stakes(st)
+        offered = replace(st, double_offered=True, player_to_act=a.player)
         return Decision(self.game.number, i, a.player, "take", pos.id(), (0, 0), chosen, best,
                         err, None if self.money else err * stakes / 2.0, mark(err),
-                        options[best])
+                        options[best], match_id=offered.match_id(),
+                        on_roll=st.player_on_roll, cube_value=st.cube_value,
+                        cube_owner=st.cube_owner, cube=self._figures(d))
 
 
 def cube_is_dead(state: Any, player: int) -> bool:
@@ -425,6 +674,37 @@ def play_values(record: MatchRecord, game_index: int, action_index: int,
     return [float(v) for v in g.values(after, st)]
 
 
+def _tally(names: tuple[str, str], decisions: list[Decision]) -> tuple[PlayerStats, PlayerStats]:
+    """Both players' figures from the decisions."""
+    stats = (PlayerStats(names[0]), PlayerStats(names[1]))
+    for d in decisions:
+        s = stats[d.player]
+        if d.kind == "move":
+            s.rolls += 1
+            s.luck += d.luck or 0.0
+            s.luck_mwc += d.luck_mwc or 0.0
+            s.luck_points += (d.luck or 0.0) * d.cube_value
+            if d.forced:
+                continue
+            s.moves += 1
+            s.move_error += d.error
+            if d.mark:
+                s.marks[d.mark] += 1
+        else:
+            s.cube_decisions += 1
+            s.cube_error += d.error
+            if d.mark:
+                s.cube_marks[d.mark] += 1
+            if d.error > 0.0:
+                if d.kind == "cube":
+                    kind = "wrong double" if d.played == "double" else "missed double"
+                else:
+                    kind = "wrong pass" if d.played == "pass" else "wrong take"
+                s.cube_mistakes[kind] += 1
+        s.error_mwc += d.error_mwc or 0.0
+    return stats
+
+
 def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,
             weights: str | None = None,
             progress: Callable[[int, int], None] | None = None) -> Analysis:
@@ -451,28 +731,13 @@ def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,
                 if progress:
                     progress(done, n)
     decisions = [d for r in results for d in r]
-    stats = (PlayerStats(record.names[0]), PlayerStats(record.names[1]))
-    for d in decisions:
-        s = stats[d.player]
-        if d.kind == "move":
-            s.luck += d.luck or 0.0
-            s.luck_mwc += d.luck_mwc or 0.0
-            if d.forced:
-                continue
-            s.moves += 1
-            s.move_error += d.error
-        else:
-            s.cube_decisions += 1
-            s.cube_error += d.error
-        s.error_mwc += d.error_mwc or 0.0
-        if d.mark:
-            s.marks[d.mark] += 1
+    names = (clean_name(record.names[0]), clean_name(record.names[1]))
     points = [0, 0]
     for g in record.games:
         if g.winner in (0, 1):
             points[g.winner] += g.points
-    return Analysis(record.match_length, record.names, ply, decisions, stats,
-                    record.final_score, (points[0], points[1]), n)
+    return Analysis(record.match_length, names, ply, decisions, _tally(names, decisions),
+                    record.final_score, (points[0], points[1]), n, record.rules.checkers)
 
 
 MAX_GAMES = 1000
@@ -500,5 +765,6 @@ def read_match(path: str) -> MatchRecord:
     suffix = p.suffix.lower()
     sgf = suffix == ".sgf" or (suffix != ".mat" and text[:200].lstrip().startswith("("))
     if sgf:
-        return sgf_read.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES)
-    return matfile.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES)
+        return sgf_read.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES,
+                              source=str(path))
+    return matfile.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES, source=str(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -174,92 +175,49 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
 
 
 def _summary_lines(a: Any) -> list[str]:
-    money = a.match_length == 0
-    head = "money session" if money else f"{a.match_length}-point match"
-    lines = [f"{head}, {a.games} games, analysed at {a.ply}-ply; final score "
-             f"{a.names[0]} {a.final_score[0]} - {a.names[1]} {a.final_score[1]}", ""]
-    rows = [("", a.names[0], a.names[1])]
-    p0, p1 = a.players
+    from gbot.analysis.report import headline, luck_adjusted_text, summary_rows
 
-    def both(f: Any) -> tuple[str, str]:
-        return f(p0), f(p1)
-
-    rows += [
-        ("unforced moves", *both(lambda p: f"{p.moves}")),
-        ("checker error (mEMG/move)", *both(lambda p: f"{p.move_rate:.1f}")),
-        ("cube decisions", *both(lambda p: f"{p.cube_decisions}")),
-        ("cube error (mEMG/decision)", *both(lambda p: f"{p.cube_rate:.1f}")),
-        ("error rate (mEMG/decision)", *both(lambda p: f"{p.error_rate:.1f}")),
-        ("total error (EMG)", *both(lambda p: f"{p.move_error + p.cube_error:.3f}")),
-    ]
-    if not money:
-        rows.append(("total error (MWC %)", *both(lambda p: f"{100 * p.error_mwc:.2f}")))
-    rows += [
-        ("doubtful / bad / very bad", *both(
-            lambda p: f"{p.marks['doubtful']} / {p.marks['bad']} / {p.marks['very bad']}")),
-        ("luck (EMG)", *both(lambda p: f"{p.luck:+.3f}")),
-    ]
-    if not money:
-        rows.append(("luck (MWC %)", *both(lambda p: f"{100 * p.luck_mwc:+.2f}")))
-    rows.append(("rating", *both(lambda p: p.rating)))
+    lines = [headline(a), ""]
+    rows = [("", a.names[0], a.names[1]), *summary_rows(a)]
     for r in rows:
-        lines.append(f"  {r[0]:<28s} {r[1]:>16s} {r[2]:>16s}")
-    adj = a.luck_adjusted()
-    lines.append("")
-    lines.append(f"  luck-adjusted result for {a.names[0]}: "
-                 + (f"{adj:+.3f} ppg" if money else f"{100 * adj:.1f}% match winning chance"))
+        lines.append(f"  {r[0]:<32s} {r[1]:>16s} {r[2]:>16s}")
+    lines += ["", f"  {luck_adjusted_text(a)}"]
     return lines
 
 
 def _decision_lines(a: Any, marked_only: bool) -> list[str]:
     out = []
+    moves: dict[int, int] = {}
     for d in a.decisions:
+        n = moves.get(d.game, 0) + (d.kind == "move")
+        moves[d.game] = n
         if marked_only and not d.mark:
             continue
-        dice = f"{d.dice[0]}{d.dice[1]}" if d.dice[0] else "  "
-        out.append(f"  game {d.game:2d} #{d.index:3d} {a.names[d.player][:10]:<10s} {d.kind:<4s} "
-                   f"{dice} {d.position_id} played {d.played:<22s} best {d.best:<22s} "
-                   f"-{d.error:.3f} {d.mark}")
+        what = f"{d.dice[0]}{d.dice[1]}" if d.kind == "move" else d.kind
+        number = n if d.kind == "move" else n + 1
+        out.append(f"  game {d.game + 1:2d} move {number:3d} {a.names[d.player][:10]:<10s} "
+                   f"{what:<4s} {d.position_id}:{d.match_id} played {d.played:<22s} "
+                   f"best {d.best:<22s} -{d.error:.3f} {d.mark}")
     return out
 
 
-def _html(a: Any) -> str:
-    import html
+def _warm_first(record: Any, ply: int, workers: int) -> None:
+    """Compile the kernels the analysis uses here, once, by analysing the first actions of
+    ``record``, before ``workers`` processes would each compile them (only while they are
+    not cached)."""
+    from dataclasses import replace
 
-    money = a.match_length == 0
-    pts = [(i, d.equity if d.player == 0 else -d.equity)
-           for i, d in enumerate(a.decisions) if d.kind == "move"]
-    w, h = 800, 240
-    if pts:
-        n = max(len(a.decisions) - 1, 1)
-        lo = min(-1.0, min(v for _, v in pts))
-        hi = max(1.0, max(v for _, v in pts))
-        poly = " ".join(f"{20 + (w - 40) * i / n:.1f},"
-                        f"{h - 20 - (h - 40) * (v - lo) / (hi - lo):.1f}" for i, v in pts)
-        zero = h - 20 - (h - 40) * (0 - lo) / (hi - lo)
-    else:
-        poly, zero = "", h / 2
-    svg = (f'<svg width="{w}" height="{h}" xmlns="http://www.w3.org/2000/svg">'
-           f'<rect width="{w}" height="{h}" fill="#fafafa" stroke="#ccc"/>'
-           f'<line x1="20" x2="{w - 20}" y1="{zero:.1f}" y2="{zero:.1f}" stroke="#999"/>'
-           f'<polyline fill="none" stroke="#2060c0" stroke-width="1.5" points="{poly}"/>'
-           f'<text x="24" y="16" font-size="12">equity of {html.escape(a.names[0])} '
-           f'(EMG, best play at {a.ply}-ply) over the match</text></svg>')
-    rows = "".join(
-        f"<tr><td>{d.game}</td><td>{html.escape(a.names[d.player])}</td><td>{d.kind}</td>"
-        f"<td>{d.dice[0] or ''}{d.dice[1] or ''}</td><td><code>{d.position_id}</code></td>"
-        f"<td>{html.escape(d.played)}</td><td>{html.escape(d.best)}</td>"
-        f"<td>{d.error:.3f}</td><td class='m'>{d.mark}</td></tr>" for d in a.decisions)
-    summary = html.escape("\n".join(_summary_lines(a)))
-    return ("<!doctype html><html><head><meta charset='utf-8'><title>gbot analysis</title>"
-            "<style>body{font-family:sans-serif} td{padding:1px 6px;font-size:12px}"
-            " .m{color:#b00}</style></head><body>"
-            f"<h1>gbot analysis: {html.escape(a.names[0])} vs {html.escape(a.names[1])}</h1>"
-            f"<pre>{summary}</pre>{svg}<h2>Decisions</h2><table><tr><th>game</th>"
-            "<th>player</th><th>kind</th><th>dice</th><th>position</th><th>played</th>"
-            f"<th>best</th><th>error</th><th>mark</th></tr>{rows}</table>"
-            f"<p>{'money' if money else 'match'} play; errors in EMG per unit of the cube; "
-            "marks: doubtful &ge; 0.03, bad &ge; 0.06, very bad &ge; 0.12.</p></body></html>")
+    from gbot.analysis.analyse import analyse as run
+    from gbot.cli.warmup import cold_notice
+
+    if workers <= 1 or not record.games or cold_notice() is None:
+        return
+    t0 = time.monotonic()
+    click.echo(f"analyse: compiling the kernels once here, not in each of {workers} "
+               "processes", err=True)
+    first = record.games[0]
+    run(replace(record, games=[replace(first, actions=first.actions[:8])]), ply, workers=1)
+    click.echo(f"analyse: kernels ready in {time.monotonic() - t0:.0f} s", err=True)
 
 
 @click.command(name="analyse")
@@ -270,25 +228,50 @@ def _html(a: Any) -> str:
               help="Processes (default: every core).")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
-              help="Also write an HTML report with a plot of the equity.")
+              help="Also write an HTML report: the figures, an equity plot, and every "
+                   "decision with its board, candidates and cube figures.")
 @click.option("--all", "show_all", is_flag=True, help="List every decision, not only marked.")
 def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: str | None,
             show_all: bool) -> None:
     """Analyse a .mat or .sgf match file: every checker play and cube decision at --ply,
-    errors and marks, per-player error rates (mEMG, MWC), luck, rating."""
+    errors and marks, per-player error rates (mEMG, MWC) and PR, luck, rating. Progress goes
+    to stderr (also with --json)."""
+    from pathlib import Path
+
     from gbot.analysis.analyse import analyse as run
     from gbot.analysis.analyse import read_match
+    from gbot.records.matfile import MatchFileWarning
     from gbot.tournament.backends import default_workers
 
     try:
-        record = read_match(path)
-        a = run(record, ply, workers=workers or default_workers(),
-                progress=_Bar("analyse"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", MatchFileWarning)
+            record = read_match(path)
+        for w in caught:
+            if isinstance(w.message, MatchFileWarning):
+                click.echo(f"warning: {path}:{w.message.line}: {w.message.text}", err=True)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        procs = min(workers or default_workers(), max(len(record.games), 1))
+        actions = sum(len(g.actions) for g in record.games)
+        click.echo(f"analyse: {Path(path).name}, {len(record.games)} games, {actions} actions, "
+                   f"at {ply}-ply on {procs} process{'es' if procs > 1 else ''}", err=True)
+        _warm_first(record, ply, procs)
+        bar = _Bar("analyse")
+        bar(0, len(record.games))
+        a = run(record, ply, workers=procs, progress=bar)
+        if not bar.show:
+            click.echo(f"analyse: done in {time.monotonic() - bar.start:.0f} s", err=True)
     except (GbotError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if html_out:
-        with open(html_out, "w", encoding="utf-8") as fh:
-            fh.write(_html(a))
+        from gbot.analysis.report import html_report
+
+        try:
+            with open(html_out, "w", encoding="utf-8") as fh:
+                fh.write(html_report(a, source=Path(path).name))
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {html_out}: {exc}") from None
     if as_json:
         click.echo(json.dumps(a.to_json(), indent=1))
         return
