@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gbot.adapters.fibs import clip
+from gbot.errors import FibsBoardError
 from gbot.game.notations.fibs_board import parse_fibs_board
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -175,6 +176,55 @@ def test_board_nobody_to_act_and_malformed() -> None:
     bad = BOARD_LINES[1].replace(":-4:5:", ":-4:9:")
     ev = clip.parse_line(bad)
     assert isinstance(ev, clip.BoardLine) and ev.board is None and "checkers" in ev.problem
+
+
+def _fields(line: str, **changes: str) -> str:
+    """``line`` with fields changed (``f37="2"`` sets field 37)."""
+    f = line.split(":")
+    for key, value in changes.items():
+        f[int(key[1:])] = value
+    return ":".join(f)
+
+
+def test_boards_that_break_a_rule_are_read_with_a_note() -> None:
+    """Real servers send boards the rules call impossible (BaldLies lets a double into the
+    Crawford game; two sessions may disagree on the score). They are read all the same; the
+    event names the broken rule and keeps the line as sent."""
+    hit = BOARD_LINES[1]          # 5-point match, 0-0, alice owns a 2-cube, the bot to play 2-1
+    cases = {
+        # the Crawford game (4-0, field 51 = 0) with the cube in play: post-Crawford
+        "crawford": _fields(hit, f4="4"),
+        # a score beyond the match length: one point short of it
+        "score": _fields(hit, f4="7", f37="1", f38="1", f39="1"),
+        # nobody may double with a centred cube, outside the Crawford game
+        "flags": _fields(hit, f37="1", f39="0"),
+    }
+    for key, line in cases.items():
+        with pytest.raises(FibsBoardError):
+            parse_fibs_board(line, "fibs")
+        ev = clip.parse_line(line)
+        assert isinstance(ev, clip.BoardLine) and ev.board is not None, (key, ev)
+        assert ev.repaired == clip.REPAIRS[key] and ev.problem and ev.line() == line
+    ev = clip.parse_line(cases["crawford"])
+    assert isinstance(ev, clip.BoardLine) and ev.board is not None
+    assert ev.board.post_crawford and ev.board.cube_value == 2
+    assert ev.board.cube_owner == "opponent"
+    ev = clip.parse_line(cases["score"])
+    assert isinstance(ev, clip.BoardLine) and ev.board is not None
+    assert ev.board.score == (4, 0) and ev.board.crawford_game
+    # the same flags in the Crawford game break no rule: read without a note
+    ev = clip.parse_line(_fields(hit, f4="4", f37="1", f39="0"))
+    assert isinstance(ev, clip.BoardLine) and ev.board is not None
+    assert ev.board.crawford_game and ev.repaired == "" and ev.problem == ""
+    # no repair reads a board with too many checkers, or a 99-point match
+    for bad in (_fields(hit, f10="9"), _fields(hit, f3="99", f4="99")):
+        ev = clip.parse_line(bad)
+        assert isinstance(ev, clip.BoardLine) and ev.board is None and ev.problem
+
+
+def test_saved_row_of_9999_points_is_unlimited() -> None:
+    assert clip.parse_line(" alice                  9999         1 -  2") == \
+        clip.SavedMatchRow("alice", 0, 1, 2)
 
 
 def test_server_errors_are_classified() -> None:

@@ -898,24 +898,27 @@ def test_prompt_without_a_matching_board_asks_for_one() -> None:
 
 
 def crawford_line(pos: Position, dice: tuple[int, int] = (0, 0), **kw: Any) -> str:
-    """A board of the Crawford game of a 3-point match at 2-1 (nobody may double)."""
-    return fibs_line(pos, dice, score=(2, 1), length=3, crawford=True, **kw)
+    """A board of the Crawford game of a 3-point match at 2-1 (nobody may double; the score
+    is the answering side's first)."""
+    kw.setdefault("score", (2, 1))
+    return fibs_line(pos, dice, length=3, crawford=True, **kw)
 
 
 def test_crawford_board_without_prompt_or_roll_is_acted_on() -> None:
     """BaldLies in the Crawford game: a board puts me on turn with no dice, and no prompt or
-    roll follows. After ``settle`` quiet seconds the bot rolls itself, once."""
+    roll follows. Nobody may double there, so no prompt is due: after the short
+    ``crawford_settle`` (not the 5 s ``settle``) the bot rolls itself, once."""
     eng = StubEngine()
     bot = new_bot(eng, settle=5.0)
     bot.connected(0.0)
     in_match(bot, "alice", 3)
-    assert bot.handle_line(crawford_line(Position.initial(), mine=False, colour=-1),
-                           now=1.0) == []
+    assert bot.handle_line(crawford_line(Position.initial(), mine=False, colour=-1,
+                                         score=(1, 2)), now=1.0) == []
     fb = parse_fibs_board(crawford_line(Position.initial()), "fibs")
     assert fb.crawford_game and not fb.state.may_double(fb.state.player_to_act)
     assert bot.handle_line(crawford_line(Position.initial()), now=10.0) == []
-    assert bot.tick(14.0) == []
-    assert [s.text for s in bot.tick(15.5)] == ["roll"]
+    assert bot.tick(10.1) == []
+    assert [s.text for s in bot.tick(10.3)] == ["roll"]
     assert bot.tick(30.0) == [] and bot.tick(40.0) == []
     # the server then rolls as asked: the bot moves
     out = [s.text for s in bot.handle_line("You roll 3 and 1.", now=41.0)]

@@ -12,6 +12,7 @@ from types import FrameType
 import click
 
 from gbot.cli.logs import check_log_file, command_logging
+from gbot.core.limits import MAX_MATCH_LENGTH
 from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.version import __version__
 
@@ -20,8 +21,11 @@ __all__ = ["fibs"]
 
 def _invite(value: str) -> tuple[str, int]:
     name, _, length = value.partition(":")
-    if not name or (length and not (length.isdigit() or length == "unlimited")):
-        raise click.BadParameter(f"--invite takes NAME or NAME:LENGTH, got {value!r}")
+    if not name or (length and not (length == "unlimited" or (
+            length.isdigit() and len(length) <= 3 and int(length) <= MAX_MATCH_LENGTH))):
+        raise click.BadParameter(f"--invite takes NAME or NAME:LENGTH (LENGTH up to "
+                                 f"{MAX_MATCH_LENGTH} points; 0 or unlimited: unlimited), got "
+                                 f"{value!r}")
     return name, 0 if length in ("", "unlimited") else int(length)
 
 
@@ -39,8 +43,9 @@ def _invite(value: str) -> tuple[str, int]:
 @click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
               help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
                    "static cube model, fastest).")
-@click.option("--max-length", type=click.IntRange(0, 99), default=7, show_default=True,
-              help="Longest match accepted (0 = any).")
+@click.option("--max-length", type=click.IntRange(0, MAX_MATCH_LENGTH), default=7,
+              show_default=True, help="Longest match accepted or resumed (0 = any up to "
+              f"{MAX_MATCH_LENGTH}).")
 @click.option("--unlimited/--no-unlimited", default=False, show_default=True,
               help="Accept invitations to unlimited (money) sessions.")
 @click.option("--allow", multiple=True, metavar="NAME",

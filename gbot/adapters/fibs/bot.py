@@ -21,18 +21,23 @@ from gbot.adapters.fibs import clip
 from gbot.adapters.fibs.bot_types import (
     MAX_RESYNCS,
     MAX_SAVED,
+    MAX_SCORE,
     MAX_WHO,
     NUDGES,
+    TOO_LONG,
     BotConfig,
     Decision,
     ExitReason,
+    LogThrottle,
     MatchInPlay,
     MatchResult,
     Need,
     Send,
 )
-from gbot.adapters.fibs.lobby import Lobby
+from gbot.adapters.fibs.lobby import Lobby, length_text
 from gbot.adapters.fibs.record import MatchRecorder
+from gbot.core.boardline import FIBS_MONEY
+from gbot.core.limits import MAX_MATCH_LENGTH
 from gbot.game.notations.fibs_board import FibsBoard
 
 if TYPE_CHECKING:
@@ -94,6 +99,10 @@ class FibsBot(Lobby):
         self.matches_played = 0
         self.stop_reason: ExitReason | None = None
         self.saved: dict[str, int] = {}
+        self.saved_scores: dict[str, tuple[int, int]] = {}
+        """The score (mine first) of each saved match when it was saved or listed."""
+        self.throttle = LogThrottle(log, config.warn_first, config.warn_interval)
+        """The bounded log of lines a server can repeat at will (warnings above all)."""
         self.match: MatchInPlay | None = None
         self.games_played = 0
         self.malformed = 0
@@ -106,6 +115,11 @@ class FibsBot(Lobby):
         self._invited_at: dict[str, float] = {}
         self._invite_wait: dict[str, float] = {}
         self._defer_until: dict[str, float] = {}
+        self._listed_before: dict[str, tuple[int, int]] = {}
+        self._match_notes: set[str] = set()
+        self._resume_ref: tuple[int, int] | None = None
+        self._resume_points: list[int | None] = [None, None]
+        self._server_rolls_crawford = False
         self._now = 0.0
         self.connected(0.0)
 
@@ -134,18 +148,29 @@ class FibsBot(Lobby):
         self._resigned_game = -1
         self._board_at = now
         self._game_ended = False
+        self._boundary = False
+        self._last_roll_alone = False
+        self._unreadable_at: float | None = None
+        self._leaving: float | None = None
         self._last_rx = now
         self._last_tx = now
 
     def disconnected(self) -> None:
         """The connection dropped: a match in progress is saved by the server."""
         if self.match is not None:
-            self._remember_saved(self.match.opponent, self.match.length)
+            self._save_match()
             log.info("connection lost during the match with %s; it is saved",
                      self.match.opponent)
             self.match = None
             self._write_record()
         self.need = None
+        self.throttle.flush(self._now, everything=True)
+
+    def _save_match(self) -> None:
+        """Remember the match in play as saved, with its length and score."""
+        m = self.match
+        if m is not None:      # (an unknown length is 0, or the remembered guess)
+            self._remember_saved(m.opponent, m.length, m.score if m.score_known else None)
 
     def request_stop(self, reason: ExitReason = ExitReason.FINISHED) -> list[Send]:
         """Log out cleanly; :attr:`stop_reason` becomes ``reason``."""
@@ -176,7 +201,8 @@ class FibsBot(Lobby):
         try:
             out = handler(self, ev)
         except Exception:  # a bug in one reaction must not end the session
-            log.exception("error while handling %r", line[:200])
+            self.throttle.log(self._now, logging.ERROR, "error", "error while handling %r",
+                              line[:200], exc_info=True)
             return []
         if out:
             self._last_tx = self._now
@@ -190,9 +216,17 @@ class FibsBot(Lobby):
         if not self.logged_in or self._stopping:
             return out
         cfg = self.config
+        self.throttle.flush(now)
         quiet = now - max(self._last_rx, self._last_tx)
         if self.match is not None:
+            if self._leaving is not None and now - self._leaving > max(30.0, cfg.stall):
+                self._leaving = None       # the server did not end the match: play on
+                out += self._resync_now()
             out += self._act_on_board_alone(now)
+            if not out and self._unreadable_at is not None and cfg.dead_match > 0 and \
+                    now - self._unreadable_at > cfg.dead_match:
+                out += self._leave_match(f"its boards have been unreadable for "
+                                         f"{now - self._unreadable_at:.0f} s")
             if not out and cfg.stall > 0 and quiet > cfg.stall:
                 log.info("no progress for %.0f s; asking for the board again", cfg.stall)
                 out += self._resync_now()
@@ -204,16 +238,40 @@ class FibsBot(Lobby):
             self._last_tx = now
         return out
 
+    def wake_at(self) -> float | None:
+        """When :meth:`tick` may next act on the latest board alone (None: not waiting)."""
+        wait = self._board_alone_wait()
+        return None if wait is None else self._board_at + wait
+
+    def _board_alone_wait(self) -> float | None:
+        """Seconds the latest board waits for a prompt before the bot acts on it alone, or
+        None when it is not the bot's to act on."""
+        fb = self.board
+        cfg = self.config
+        if fb is None or not fb.me_player1 or self._serial <= self._acted or \
+                self._game_ended or self._resign_waiting is not None or cfg.settle <= 0 or \
+                self._leaving is not None or self.match is None:
+            return None
+        if self._board_raw == self._acted_raw and not self._repeat_ok:
+            return None
+        if self._crawford_roll(fb):
+            # the roll waits ``delay`` in the outbox too, and is void if the server rolls
+            return max(0.0, min(cfg.crawford_settle, cfg.settle) - cfg.delay)
+        return cfg.settle
+
+    def _crawford_roll(self, fb: FibsBoard) -> bool:
+        """Whether ``fb`` asks me to roll in the Crawford game on a server that does not
+        roll for me there (as far as the bot knows)."""
+        return fb.question == "double_or_roll" and fb.crawford_game and \
+            not self._server_rolls_crawford
+
     def _act_on_board_alone(self, now: float) -> list[Send]:
         """The latest board puts me on turn, nothing has answered it for ``settle`` seconds
-        and no prompt came: do what the board asks (roll, double or roll, move, or answer
-        the pending double)."""
+        (``crawford_settle`` for a roll in the Crawford game) and no prompt came: do what the
+        board asks (roll, double or roll, move, or answer the pending double)."""
         fb = self.board
-        if fb is None or not fb.me_player1 or self._serial <= self._acted or \
-                self._game_ended or self._resign_waiting is not None or \
-                self.config.settle <= 0 or now - self._board_at < self.config.settle:
-            return []
-        if self._board_raw == self._acted_raw and not self._repeat_ok:
+        wait = self._board_alone_wait()
+        if fb is None or wait is None or now - self._board_at < wait:
             return []
         q = fb.question
         st = fb.state
@@ -223,13 +281,35 @@ class FibsBot(Lobby):
             need = Need.MOVE
         else:
             need = Need.CUBE if st.may_double(st.player_to_act) else Need.ROLL
-        log.info("the board puts me on turn (%s) and no prompt came for %.0f s; acting on "
-                 "the board", need.value, self.config.settle)
+        # nobody may double in the Crawford game: no prompt is due there, only a roll
+        crawford = self._crawford_roll(fb)
+        if not crawford:
+            log.info("the board puts me on turn (%s) and no prompt came for %.0f s; acting "
+                     "on the board", need.value, wait)
         self.need = need
-        return self._act()
+        out = self._act()
+        if crawford and any(s.text == "roll" for s in out):
+            self._last_roll_alone = True
+            out = [replace(s, answers=self._serial) if s.text == "roll" else s for s in out]
+        return out
+
+    def stale(self, send: Send) -> bool:
+        """Whether ``send`` answers a board that a newer one has replaced (it is then not
+        sent, and the newest board may be acted on again)."""
+        if not send.answers or send.answers == self._serial:
+            return False
+        if self._acted < self._serial:
+            self._acted_raw = ""
+        self._last_roll_alone = False
+        log.debug("not sending %r: a newer board came first", send.text)
+        return True
 
     # --- login and settings ------------------------------------------------------------
     def _on_login_prompt(self, _ev: clip.LoginPrompt) -> list[Send]:
+        if self.logged_in:
+            self._note(logging.WARNING, "stray login", "the server sent a login prompt after "
+                       "the login; ignored")
+            return []
         if self._login_sent:
             log.error("login refused for %s (bad name or password)", self.config.user)
             self.stop_reason = ExitReason.LOGIN_FAILED
@@ -249,6 +329,10 @@ class FibsBot(Lobby):
         return text.replace(pw, "****") if pw and pw in text else text
 
     def _on_welcome(self, ev: clip.Welcome) -> list[Send]:
+        if self.logged_in:
+            self._note(logging.WARNING, "stray login", "the server welcomed %s again after the "
+                       "login; ignored", ev.name)
+            return []
         self.logged_in = True
         self.logins += 1
         log.info("logged in as %s", ev.name)
@@ -272,8 +356,20 @@ class FibsBot(Lobby):
 
     # --- match start (invitations: Lobby) -------------------------------------------------
     def _start_match(self, name: str, length: int | None, resumed: bool) -> list[Send]:
-        self.match = MatchInPlay(name, length or 0, length_known=length is not None)
+        if not resumed and length is not None and not 0 <= length <= MAX_MATCH_LENGTH:
+            self._note(logging.WARNING, "match length", "the server gives the match with %s "
+                       "as %s; waiting for its boards", name, length_text(length))
+            length = None
+        # a remembered length the bot does not play is only a guess until the server (its
+        # match length line or a board) says the length: that decides whether to play
+        known = length is not None and not (
+            resumed and self.length_refusal(length, resume=True) is not None)
+        self.match = MatchInPlay(name, length or 0, length_known=known, resumed=resumed)
+        self._resume_ref = self.saved_scores.get(name) if resumed else None
+        self._resume_points = [None, None]
+        self._match_notes = set()
         self.saved.pop(name, None)
+        self.saved_scores.pop(name, None)
         self._invited_at.pop(name, None)
         self._invite_wait.pop(name, None)
         self._defer_until.pop(name, None)
@@ -281,10 +377,12 @@ class FibsBot(Lobby):
         self.board = None
         self._resyncs = 0
         self._game_ended = False
+        self._unreadable_at = None
+        self._leaving = None
         self.recorder = MatchRecorder(self.config.user) \
             if self.config.record_dir and not resumed else None
-        if length is None:
-            log.info("resumed the saved match with %s", name)
+        if not known:
+            log.info("%s the match with %s", "resumed" if resumed else "started", name)
         else:
             log.info("%s %s with %s", "resumed" if resumed else "started",
                      f"{length} point match" if length else "unlimited match", name)
@@ -301,20 +399,86 @@ class FibsBot(Lobby):
         return out
 
     def _on_match_length(self, ev: clip.MatchLengthInfo) -> list[Send]:
+        if self.match is None:
+            return []
+        if not 0 <= ev.length <= MAX_MATCH_LENGTH:
+            self._note(logging.WARNING, "match length", "ignoring the server's match length "
+                       "of %s for the match with %s", length_text(ev.length),
+                       self.match.opponent)
+            return []
+        return self._learn_length(ev.length, "the server")
+
+    def _learn_length(self, length: int, source: str) -> list[Send]:
+        """The match in play is ``length`` points long (0 = unlimited), as ``source`` says:
+        it replaces what the bot thought, and a resumed match of a length the bot does not
+        play is left."""
         m = self.match
-        if m is not None:
-            if not m.length_known or m.length != ev.length:
-                log.info("the match with %s is %s", m.opponent,
-                         f"{ev.length} points long" if ev.length else "unlimited")
-            m.length = ev.length
-            m.length_known = True
+        if m is None or (m.length_known and m.length == length):
+            return []
+        if m.length_known:
+            self._note(logging.WARNING, "length", "%s gives the match with %s as %s, not %s; "
+                       "following the server", source, m.opponent, length_text(length),
+                       length_text(m.length))
+        else:
+            log.info("the match with %s is %s", m.opponent,
+                     f"{length} points long" if length else "unlimited")
+        m.length, m.length_known = length, True
+        why = self.length_refusal(length, resume=True) if m.resumed else None
+        if why is not None:
+            return self._leave_match(f"a resumed {length_text(length)} match: {why}")
         return []
+
+    def _on_points_for(self, ev: clip.PointsFor) -> list[Send]:
+        m = self.match
+        if m is None or not m.resumed:
+            return []
+        pts = min(MAX_SCORE, ev.points)
+        if ev.name == self.config.user:
+            self._resume_points[0] = pts
+        elif ev.name == m.opponent:
+            self._resume_points[1] = pts
+        a, b = self._resume_points
+        if a is not None and b is not None:
+            self._check_resumed_score((a, b))
+            m.score, m.score_known = (a, b), True
+        return []
+
+    def _check_resumed_score(self, score: tuple[int, int]) -> None:
+        """The first score the server gives a resumed match: warn when it is not the score
+        the match was saved at (the server's is followed)."""
+        ref, self._resume_ref = self._resume_ref, None
+        m = self.match
+        if ref is not None and m is not None and score != ref:
+            self._note(logging.WARNING, "resumed score", "the server resumed the match with %s "
+                       "at %d-%d, but it was %d-%d when saved; following the server's score",
+                       m.opponent, *score, *ref)
+
+    def _leave_match(self, why: str) -> list[Send]:
+        """Stop the match in play with ``leave`` (the server saves it), once."""
+        m = self.match
+        if m is None or self._leaving is not None:
+            return []
+        self._leaving = self._now
+        self.need = None
+        self._left_at[m.opponent] = self._now       # no resume before resume_cooldown
+        self._note(logging.WARNING, "leaving", "leaving the match with %s (the server saves "
+                   "it): %s", m.opponent, why)
+        return [Send("leave")]
+
+    def _warn_once(self, key: str, msg: str, *args: object) -> None:
+        """A warning logged once per match for ``key``."""
+        if key in self._match_notes:
+            return
+        if len(self._match_notes) < 100:
+            self._match_notes.add(key)
+        self._note(logging.WARNING, key.split(":", 1)[0], msg, *args)
 
     def _on_new_game(self, _ev: clip.NewGame) -> list[Send]:
         self.need = None
         self._resyncs = 0
         self._resign_waiting = None
         self._game_ended = False
+        self._boundary = True
         return []
 
     # --- turn flow ----------------------------------------------------------------------
@@ -356,18 +520,37 @@ class FibsBot(Lobby):
         if ev.board is None:
             if ev.problem:
                 self.malformed += 1
-                log.warning("ignoring a malformed board line: %s", ev.problem[:300])
+                self._note(logging.WARNING, "malformed board", "ignoring a malformed board "
+                           "line: %s", ev.problem[:300])
+                return self._unreadable(ev.raw)
             return []
         fb = ev.board
+        if "You" not in fb.names:
+            self._note(logging.WARNING, "other board", "ignoring a board of other players: %s",
+                       ev.raw[:120])
+            return []
+        self._unreadable_at = None
         self.board = fb
         self._board_raw = ev.raw
         self._board_asked = False
         self._board_at = self._now
         self._serial += 1
-        if self.match is None and "You" in fb.names:
-            opp = fb.names[1] if fb.names[0] == "You" else fb.names[0]
-            self.match = MatchInPlay(opp, fb.match_length)
+        mine = fb.names[0] == "You"
+        opp = fb.names[1] if mine else fb.names[0]
+        score = fb.score if mine else (fb.score[1], fb.score[0])
+        out: list[Send] = []
+        if self.match is None:
+            self.match = MatchInPlay(opp, fb.match_length, score=score, score_known=True)
+            self._match_notes = set()
             self.saved.pop(opp, None)
+            self.saved_scores.pop(opp, None)
+        else:
+            out = self._follow_board(fb, opp, score)
+        if ev.repaired:
+            self._warn_once("rule:" + ev.repaired, "the server's board breaks a rule (%s); "
+                            "playing the server's board", ev.repaired)
+        if out or self._leaving is not None:
+            return out
         if self.recorder is not None and self.match is not None:
             self._recording(lambda r: r.board(fb))
         if self._resync and fb.me_player1:
@@ -386,16 +569,59 @@ class FibsBot(Lobby):
                 self.need = None       # the opponent is to act: nothing is asked of me
         return self._act()
 
+    def _follow_board(self, fb: FibsBoard, opp: str, score: tuple[int, int]) -> list[Send]:
+        """A board of the match in play (``score`` mine first): where it contradicts what the
+        bot has recorded of the match (opponent, length, score), the board replaces it, with
+        a warning."""
+        m = self.match
+        assert m is not None
+        if opp != m.opponent:
+            self._note(logging.WARNING, "opponent", "the server's board is of a match with %s, "
+                       "not %s; following the board", opp, m.opponent)
+            m.opponent = opp
+        out = self._learn_length(fb.match_length, "the server's board")
+        if self._resume_ref is not None:
+            self._check_resumed_score(score)
+        elif m.score_known and score != m.score and not (
+                self._boundary and score[0] >= m.score[0] and score[1] >= m.score[1]):
+            # (a score that grew between games is a score line the server did not send)
+            self._note(logging.WARNING, "score", "the server's board gives the score %d-%d, "
+                       "the bot had %d-%d; following the server", *score, *m.score)
+        m.score, m.score_known = score, True
+        self._boundary = False
+        return out
+
+    def _unreadable(self, raw: str) -> list[Send]:
+        """A board line of the match in play that does not decode: leave a match whose
+        length the bot does not play at once; others after ``dead_match`` seconds (see
+        :meth:`tick`) unless a readable board comes."""
+        if self.match is None:
+            return []
+        if self._unreadable_at is None:
+            self._unreadable_at = self._now
+        f = raw.split(":")
+        length = int(f[3]) if len(f) > 3 and f[3].isdigit() and len(f[3]) < 40 else None
+        if length is not None and length != FIBS_MONEY and not 1 <= length <= MAX_MATCH_LENGTH:
+            self.match.length, self.match.length_known = TOO_LONG, True   # never resumed
+            return self._leave_match(f"its boards give a {length_text(length)} match")
+        return []
+
     def _on_error(self, ev: clip.ServerError) -> list[Send]:
         if ev.kind == "cant_double" and self.match is not None:
-            log.warning("server refused my double (%s); rolling", ev.text)
+            self._note(logging.WARNING, "refused", "server refused my double (%s); rolling",
+                       ev.text[:200])
             return [Send("roll")]
         if ev.kind in ("not_your_turn", "already_rolled", "illegal_move"):
-            log.warning("server refused my command: %s", ev.text)
+            self._note(logging.WARNING, "refused", "server refused my command: %s",
+                       ev.text[:200])
+            if ev.kind == "already_rolled" and self._last_roll_alone and \
+                    not self._server_rolls_crawford:
+                self._server_rolls_crawford = True
+                log.info("the server rolls for me in the Crawford game; waiting for it there")
             if self.match is not None:
                 return self._resync_now()
         elif ev.kind not in ("toggle",):
-            log.info("server: %s", ev.text)
+            self._note(logging.INFO, "server", "server: %s", ev.text[:300])
         return []
 
     def _resync_now(self) -> list[Send]:
@@ -408,7 +634,7 @@ class FibsBot(Lobby):
     def _on_chat(self, ev: clip.Chat) -> list[Send]:
         if ev.kind in ("says", "kibitzes") and self.match is not None and \
                 ev.name == self.match.opponent:
-            log.info("%s: %s", ev.name, self.mask(ev.text)[:200])
+            self._note(logging.INFO, "chat", "%s: %s", ev.name, self.mask(ev.text)[:200])
             if ev.text.strip().lower() in NUDGES:
                 return self._resync_now()
         return []
@@ -426,6 +652,8 @@ class FibsBot(Lobby):
                 return self._answer_double(fb, synthesized=True)
             return []
         q = fb.question
+        if need is Need.CUBE and not fb.state.may_double(fb.state.player_to_act):
+            need = Need.ROLL           # a prompt to double where the board says nobody may
         if need is Need.TAKE and q == "take_or_drop":
             return self._answer_double(fb, synthesized=False)
         if need in (Need.CUBE, Need.ROLL) and q == "double_or_roll" or \
@@ -463,6 +691,8 @@ class FibsBot(Lobby):
 
     def _decided(self, kind: str, command: str) -> list[Send]:
         self.decisions.append(Decision(kind, self._board_raw, command))
+        if kind == "cube":
+            self._last_roll_alone = False
         return [Send(command, self.config.delay)]
 
     def _cube(self, fb: FibsBoard) -> list[Send]:
@@ -528,8 +758,8 @@ class FibsBot(Lobby):
                 accept = bool(self.engine.accept_resignation(pos, state, level))
             except Exception:
                 log.exception("the engine failed on a resignation offer; rejecting")
-        log.info("%s the resignation of %s (%d points)", "accepting" if accept else "rejecting",
-                 ev.name, ev.points)
+        self._note(logging.INFO, "resignation", "%s the resignation of %s (%d points)",
+                   "accepting" if accept else "rejecting", ev.name, min(ev.points, MAX_SCORE))
         return self._decided("accept_resignation", "accept" if accept else "reject")
 
     def _on_resign_rejected(self, ev: clip.ResignRejected) -> list[Send]:
@@ -549,11 +779,12 @@ class FibsBot(Lobby):
         self.need = None
         self._resign_waiting = None
         self._game_ended = True
+        self._boundary = True
         self._acted = self._serial
         self.games_played += 1
         if self.match is not None:
             self.match.games += 1
-        log.info("game over: %s", text)
+        self._note(logging.INFO, "game over", "game over: %s", text[:200])
         return []
 
     def _on_game_won(self, ev: clip.GameWon) -> list[Send]:
@@ -583,9 +814,10 @@ class FibsBot(Lobby):
             self.records += rec.write(self.config.record_dir)
 
     def _on_score(self, ev: clip.Score) -> list[Send]:
+        score = (min(MAX_SCORE, ev.my_score), min(MAX_SCORE, ev.their_score))
         if self.match is not None:
-            self.match.score = (ev.my_score, ev.their_score)
-        log.info("%s", ev.line())
+            self.match.score, self.match.score_known = score, True
+        self._note(logging.INFO, "score", "%s", ev.line()[:200])
         return []
 
     def _on_join_prompt(self, _ev: clip.JoinPrompt) -> list[Send]:
@@ -596,18 +828,18 @@ class FibsBot(Lobby):
     def _on_match_won(self, ev: clip.MatchWon) -> list[Send]:
         m = self.match
         opp = m.opponent if m is not None else (ev.name or "?")
-        if ev.name is None:
-            score = ev.score
-        else:
-            score = (ev.score[1], ev.score[0])
-        result = MatchResult(opp, ev.length, score)
+        a, b = (min(MAX_SCORE, v) for v in ev.score)
+        score = (a, b) if ev.name is None else (b, a)
+        length = ev.length if 0 <= ev.length <= MAX_MATCH_LENGTH else \
+            (m.length if m is not None else 0)
+        result = MatchResult(opp, length, score)
         self.results.append(result)
         self.matches_played += 1
         self.match = None
         self.need = None
         self._write_record()
         log.info("match over: %s the %d point match against %s %d-%d",
-                 "won" if result.won else "lost", ev.length, opp, *score)
+                 "won" if result.won else "lost", length, opp, *score)
         if self.config.max_matches and self.matches_played >= self.config.max_matches:
             log.info("played %d matches; logging out", self.matches_played)
             return self.request_stop(ExitReason.FINISHED)
@@ -622,7 +854,7 @@ class FibsBot(Lobby):
     def _opponent_gone(self, name: str, text: str, left: bool) -> list[Send]:
         if self.match is None or self.match.opponent != name:
             return []
-        self._remember_saved(name, self.match.length)
+        self._save_match()
         self.match = None
         self.need = None
         self._write_record()
@@ -633,7 +865,7 @@ class FibsBot(Lobby):
 
     def _on_you_left(self, _ev: clip.YouLeft) -> list[Send]:
         if self.match is not None:
-            self._remember_saved(self.match.opponent, self.match.length)
+            self._save_match()
             self.match = None
             self._write_record()
         return []
@@ -644,11 +876,12 @@ class FibsBot(Lobby):
 
     def _on_timed_out(self, _ev: clip.TimedOut) -> list[Send]:
         self.timed_out = True
-        log.warning("the server timed the session out")
+        self._note(logging.WARNING, "timed out", "the server timed the session out")
         return []
 
     def _on_already(self, _ev: clip.AlreadyLoggedIn) -> list[Send]:
-        log.warning("this account was already logged in; the server closes the other session")
+        self._note(logging.WARNING, "already", "this account was already logged in; the server "
+                   "closes the other session")
         return []
 
 
@@ -664,6 +897,7 @@ _HANDLERS: dict[type[clip.Event], _Handler] = {
     clip.MatchStart: FibsBot._on_match_start,            # type: ignore[dict-item]
     clip.MatchResumed: FibsBot._on_match_resumed,        # type: ignore[dict-item]
     clip.MatchLengthInfo: FibsBot._on_match_length,      # type: ignore[dict-item]
+    clip.PointsFor: FibsBot._on_points_for,              # type: ignore[dict-item]
     clip.NewGame: FibsBot._on_new_game,                  # type: ignore[dict-item]
     clip.YourTurnToMove: FibsBot._on_your_turn_to_move,  # type: ignore[dict-item]
     clip.RollOrDouble: FibsBot._on_roll_or_double,       # type: ignore[dict-item]

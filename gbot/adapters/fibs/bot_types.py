@@ -1,12 +1,25 @@
 """The FIBS bot's settings, commands and records: :class:`BotConfig`, :class:`Send`,
-:class:`ExitReason`, :class:`Need`, :class:`MatchResult`, :class:`Decision` and the limits of
-what it remembers (shared by :mod:`gbot.adapters.fibs.bot` and its parts)."""
+:class:`ExitReason`, :class:`Need`, :class:`MatchResult`, :class:`Decision`, the bounded log
+:class:`LogThrottle`, and the limits of what it remembers and believes (shared by
+:mod:`gbot.adapters.fibs.bot` and its parts)."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
+from gbot.core.limits import MAX_MATCH_LENGTH
+
+TOO_LONG = MAX_MATCH_LENGTH + 1
+"""The length remembered for a saved match the server called longer than
+:data:`~gbot.core.limits.MAX_MATCH_LENGTH` points (never resumed)."""
+MAX_SCORE = 99_999
+"""Highest score believed from the server (an unlimited session's points included)."""
+MAX_RATING = 9_999.99
+"""Highest rating believed from a who line."""
+MAX_EXPERIENCE = 10_000_000
+"""Highest experience believed from a who line."""
 MAX_WHO = 5000
 """Most users remembered from CLIP 5 lines."""
 MAX_SAVED = 200
@@ -45,10 +58,13 @@ class Need(enum.Enum):
 
 @dataclass(frozen=True)
 class Send:
-    """One command for the server, to be sent ``delay`` seconds after the previous one."""
+    """One command for the server, to be sent ``delay`` seconds after the previous one;
+    ``answers`` is the serial number of the board it answers when a newer board makes it
+    void (0: it never is)."""
 
     text: str
     delay: float = 0.0
+    answers: int = 0
 
 
 @dataclass
@@ -79,7 +95,21 @@ class BotConfig:
     """Ask for the board again after this many quiet seconds in a match (0 = never)."""
     settle: float = 5.0
     """Act on a board that puts me on turn when no prompt or newer board followed it for
-    this many seconds (a server that neither prompts nor rolls for me)."""
+    this many seconds (a server that neither prompts nor rolls for me); 0 = never."""
+    crawford_settle: float = 0.25
+    """The same wait on a board of the Crawford game that puts me on roll: nobody may
+    double there, so no prompt is due; this short grace (which ``delay`` counts towards: the
+    ``roll`` is dropped when the server's roll comes first) lets a server that rolls for me
+    there (FIBS) do so first. A server found rolling for me after it (``You did already
+    roll the dice``) gets ``settle`` there instead."""
+    dead_match: float = 300.0
+    """Leave a match (the server saves it) whose boards have been unreadable for this many
+    seconds; 0 = never."""
+    warn_first: int = 5
+    """Log lines of one kind (a malformed board, a server error...) logged in full in each
+    ``warn_interval``; the rest are counted in one line at its end."""
+    warn_interval: float = 60.0
+    """Seconds of the window in which ``warn_first`` lines of a kind are logged."""
     resume_cooldown: float = 300.0
     """Do not ask to resume for this long after an opponent used ``leave``."""
     invite_interval: float = 30.0
@@ -130,7 +160,70 @@ class MatchInPlay:
     games: int = 0
     score: tuple[int, int] = (0, 0)
     length_known: bool = True
+    score_known: bool = False
+    """Whether :attr:`score` came from the server (a board, a score line) in this match."""
+    resumed: bool = False
+    """A saved match, resumed."""
 
 
-__all__ = ["MAX_RESYNCS", "MAX_SAVED", "MAX_WHO", "NUDGES", "BotConfig", "Decision",
-           "ExitReason", "MatchInPlay", "MatchResult", "Need", "Send"]
+class LogThrottle:
+    """A bounded log: of each kind of line, the first ``first`` in a window of ``interval``
+    seconds are logged and the rest counted; one line at the window's end gives the count
+    and the last of them. The clock is the caller's (``now`` arguments)."""
+
+    def __init__(self, logger: logging.Logger, first: int = 5, interval: float = 60.0) -> None:
+        """A throttle writing to ``logger``."""
+        self.logger = logger
+        self.first = max(0, first)
+        self.interval = interval
+        self.suppressed = 0
+        """Lines counted instead of logged, in all."""
+        self._windows: dict[str, _Window] = {}
+
+    def log(self, now: float, level: int, kind: str, msg: str, *args: object,
+            exc_info: bool = False) -> bool:
+        """Log ``msg % args`` at ``level`` (with the exception being handled: ``exc_info``)
+        unless ``kind`` has used its lines in this window; True when it was logged."""
+        w = self._windows.get(kind)
+        if w is not None and now - w.start >= self.interval:
+            self._close(kind, w, now)
+            w = None
+        if w is None:
+            w = self._windows[kind] = _Window(now)
+        if w.logged < self.first:
+            w.logged += 1
+            self.logger.log(level, msg, *args, exc_info=exc_info)
+            return True
+        w.counted += 1
+        w.level = max(w.level, level)
+        w.last = msg % args if args else msg
+        self.suppressed += 1
+        return False
+
+    def flush(self, now: float, everything: bool = False) -> None:
+        """Write the count of every window that has ended (all of them: ``everything``)."""
+        for kind, w in list(self._windows.items()):
+            if everything or now - w.start >= self.interval:
+                self._close(kind, w, now)
+
+    def _close(self, kind: str, w: _Window, now: float) -> None:
+        del self._windows[kind]
+        if w.counted:
+            self.logger.log(w.level, "... and %d more (%s) in %.0f s; the last: %s", w.counted,
+                            kind, max(0.0, now - w.start), w.last[:300])
+
+
+@dataclass
+class _Window:
+    """One kind's lines in a :class:`LogThrottle` window."""
+
+    start: float
+    logged: int = 0
+    counted: int = 0
+    level: int = logging.DEBUG
+    last: str = field(default="")
+
+
+__all__ = ["MAX_EXPERIENCE", "MAX_RATING", "MAX_RESYNCS", "MAX_SAVED", "MAX_SCORE", "MAX_WHO",
+           "NUDGES", "TOO_LONG", "BotConfig", "Decision", "ExitReason", "LogThrottle",
+           "MatchInPlay", "MatchResult", "Need", "Send"]

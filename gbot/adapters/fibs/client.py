@@ -17,12 +17,20 @@ How the bot avoids acting twice: prompt lines (``It's your turn. Please roll or 
 ``board:`` lines carry the state. The bot acts when a board that arrived after its last action
 agrees with the pending request, and then clears the request. A server that puts the bot on
 turn with a board and no prompt (BaldLies in the Crawford game sends no prompt and does not
-roll) is answered from the board alone once ``settle`` seconds pass without a newer one, and
-a watchdog asks for the board (``board``) when a match has been quiet for ``stall`` seconds.
+roll) is answered from the board alone once ``settle`` seconds pass without a newer one
+(``crawford_settle`` for a roll in the Crawford game, where no prompt is due; that ``roll``
+is dropped if a newer board comes before it is sent), and a watchdog asks for the board
+(``board``) when a match has been quiet for ``stall`` seconds.
 
-Saved matches: the bot remembers those it saw saved, asks the server (``show saved``) after
-every login, and invites a saved-match opponent (or one named by ``invites``) when both are
-free, again on a timer with growing waits while the invitation is not taken up.
+Saved matches: the bot remembers those it saw saved (with their scores), asks the server
+(``show saved``) after every login, and invites a saved-match opponent (or one named by
+``invites``) when both are free, again on a timer with growing waits while the invitation is
+not taken up.
+
+Servers that break the rules: boards that do are played as sent (see
+:data:`gbot.adapters.fibs.clip.REPAIRS`), numbers from the server are capped, repeated
+warnings go through a :class:`~gbot.adapters.fibs.bot_types.LogThrottle`, and a match whose
+boards stay unreadable is left (``docs/fibs.md``).
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from gbot.adapters.fibs.bot import (
 )
 from gbot.adapters.fibs.bot import MAX_WHO as MAX_WHO
 from gbot.adapters.fibs.bot import NUDGES as NUDGES
+from gbot.adapters.fibs.bot_types import MAX_SCORE
 
 log = logging.getLogger("gbot.fibs")
 
@@ -80,16 +89,16 @@ class Reconnect:
 
 @dataclass
 class _Outbox:
-    queue: deque[tuple[float, str]] = field(default_factory=deque)
+    queue: deque[tuple[float, Send]] = field(default_factory=deque)
     last_due: float = 0.0
 
     def add(self, now: float, sends: list[Send]) -> None:
         for s in sends:
             due = max(now + s.delay, self.last_due)
             self.last_due = due
-            self.queue.append((due, s.text))
+            self.queue.append((due, s))
 
-    def due(self, now: float) -> list[str]:
+    def due(self, now: float) -> list[Send]:
         out = []
         while self.queue and self.queue[0][0] <= now:
             out.append(self.queue.popleft()[1])
@@ -120,8 +129,9 @@ class _Masking(logging.Filter):
 
 
 class SavedStore:
-    """The bot's saved matches in a JSON file (``{"saved": {"NAME": LENGTH}}``), so that a
-    restarted bot still knows whom to invite when the server cannot list them."""
+    """The bot's saved matches in a JSON file (``{"saved": {"NAME": LENGTH}, "scores":
+    {"NAME": [MINE, THEIRS]}}``), so that a restarted bot still knows whom to invite when the
+    server cannot list them, and at what score each match was saved."""
 
     def __init__(self, path: str | Path) -> None:
         """A store at ``path`` (created on the first save)."""
@@ -142,18 +152,36 @@ class SavedStore:
             return {}
         out: dict[str, int] = {}
         for name, length in list(saved.items())[:MAX_SAVED]:
-            if isinstance(name, str) and clip.is_name(name) and isinstance(length, int) \
-                    and not isinstance(length, bool) and 0 <= length <= 9999:
+            if isinstance(name, str) and clip.is_name(name) and _is_int(length) \
+                    and 0 <= length <= 9999:
                 out[name] = length
         return out
 
-    def save(self, saved: dict[str, int]) -> None:
-        """Write ``saved`` atomically; a failure is logged, not raised."""
+    def load_scores(self) -> dict[str, tuple[int, int]]:
+        """The score of each saved match in the file (mine first); none when unreadable."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        scores = data.get("scores") if isinstance(data, dict) else None
+        out: dict[str, tuple[int, int]] = {}
+        for name, pair in list(scores.items())[:MAX_SAVED] if isinstance(scores, dict) else ():
+            if isinstance(name, str) and clip.is_name(name) and isinstance(pair, list) and \
+                    len(pair) == 2 and all(_is_int(v) and 0 <= v <= MAX_SCORE for v in pair):
+                out[name] = (pair[0], pair[1])
+        return out
+
+    def save(self, saved: dict[str, int],
+             scores: dict[str, tuple[int, int]] | None = None) -> None:
+        """Write ``saved`` (and the ``scores`` of those matches) atomically; a failure is
+        logged, not raised."""
         tmp = self.path.with_name(self.path.name + ".tmp")
+        data: dict[str, object] = {"saved": dict(saved)}
+        if scores:
+            data["scores"] = {n: list(v) for n, v in scores.items() if n in saved}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"saved": dict(saved)}, sort_keys=True) + "\n",
-                           encoding="utf-8")
+            tmp.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
             os.replace(tmp, self.path)
         except OSError as exc:
             log.warning("cannot write saved matches to %s: %s", self.path, exc)
@@ -164,12 +192,17 @@ class _Saver:
 
     def __init__(self, bot: FibsBot, store: SavedStore | None) -> None:
         self.bot, self.store = bot, store
-        self.last = dict(bot.saved)
+        self.last = (dict(bot.saved), dict(bot.saved_scores))
 
     def check(self) -> None:
-        if self.store is not None and self.bot.saved != self.last:
-            self.last = dict(self.bot.saved)
-            self.store.save(self.last)
+        now = (self.bot.saved, self.bot.saved_scores)
+        if self.store is not None and now != self.last:
+            self.last = (dict(now[0]), dict(now[1]))
+            self.store.save(*self.last)
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _readable(sock: socket.socket) -> bool:
@@ -205,7 +238,10 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
             out.add(now, bot.tick(now))
         if saver is not None:
             saver.check()
-        for text in out.due(now):
+        for send in out.due(now):
+            if bot.stale(send):
+                continue
+            text = send.text
             log.debug("> %s", _masked(bot, text))
             try:
                 sock.sendall(text.encode("latin-1", "replace") + b"\r\n")
@@ -216,6 +252,9 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
         wait = 0.2
         if out.queue:
             wait = max(0.0, min(wait, out.queue[0][0] - now))
+        due = bot.wake_at()
+        if due is not None and due > now:
+            wait = min(wait, due - now + 0.001)
         try:
             ready, _, _ = select.select([sock], [], [], wait)
         except (OSError, ValueError):
@@ -235,7 +274,8 @@ def _session(bot: FibsBot, sock: socket.socket, stop: threading.Event,
             log.debug("< %s", bot.mask(line)[:500])
             out.add(clock(), bot.handle_line(line, clock()))
         if splitter.truncated != before:
-            log.warning("cut %d over-long server line(s)", splitter.truncated - before)
+            bot.throttle.log(clock(), logging.WARNING, "long line",
+                             "cut %d over-long server line(s)", splitter.truncated - before)
 
 
 def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None = None,
@@ -252,7 +292,7 @@ def run_bot(bot: FibsBot, host: str, port: int, *, reconnect: Reconnect | None =
     log.addFilter(masking)
     try:
         if store is not None:
-            bot.restore_saved(store.load())
+            bot.restore_saved(store.load(), store.load_scores())
         return _run(bot, host, port, reconnect, stop, clock, connect_timeout,
                     _Saver(bot, store))
     finally:
@@ -268,6 +308,10 @@ def _run(bot: FibsBot, host: str, port: int, reconnect: Reconnect | None,
     while True:
         try:
             sock = socket.create_connection((host, port), timeout=connect_timeout)
+            try:        # one short command at a time: never wait to fill a segment
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
         except OSError as exc:
             failures += 1
             log.warning("cannot connect to %s:%d (%s)", host, port, exc)

@@ -9,7 +9,10 @@ before any newline, and over-long lines cut off.
 
 Parsing never raises: a line that matches no known shape is :class:`Unknown`, and a
 ``board:`` line that does not decode is a :class:`BoardLine` with ``board`` None and the
-reason in ``problem``. ``protocols/fibs-clip.md`` describes the protocol as we implement it.
+reason in ``problem``. A board line that breaks one of the rules real servers are known to
+break (:data:`REPAIRS`) is read all the same, the broken rule named in ``repaired``. Numbers
+are read as sent; the bot decides which to believe. ``protocols/fibs-clip.md`` describes
+the protocol as we implement it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from gbot.core.boardline import (
+    F_CUBE,
+    F_DOUBLED,
+    F_LENGTH,
+    F_MAY_DOUBLE,
+    F_POST_CRAWFORD,
+    F_SCORE,
+    MAX_MATCH_LENGTH,
+    N_NUMBERS,
+)
 from gbot.errors import FibsBoardError
 from gbot.game.notations.fibs_board import FibsBoard, parse_fibs_board
 
@@ -284,11 +297,14 @@ class ToggleState(Event):
 @dataclass(frozen=True)
 class BoardLine(Event):
     """A ``board:`` line. ``board`` is None when nobody is to act (turn 0) or when the line
-    does not decode; ``problem`` then says why (empty for turn 0)."""
+    does not decode; ``problem`` then says why (empty for turn 0). ``repaired`` names the
+    rules a line breaks that was read all the same (see :data:`REPAIRS`), ``problem`` then
+    being why the strict reading refused it; both are empty for a line that keeps them."""
 
     raw: str
     board: FibsBoard | None = field(default=None, compare=False)
     problem: str = ""
+    repaired: str = field(default="", compare=False)
 
     def line(self) -> str:
         return self.raw
@@ -719,9 +735,9 @@ class SavedHeader(Event):
 
 @dataclass(frozen=True)
 class SavedMatchRow(Event):
-    """One row of ``show saved``: the opponent, the match length (0 = unlimited) and the
-    score, my points first. FIBS may mark the opponent with ``*`` or ``**`` (logged in);
-    the marks are read and not kept."""
+    """One row of ``show saved``: the opponent, the match length (0 = unlimited, written
+    ``unlimited`` or 9999) and the score, my points first. FIBS may mark the opponent with
+    ``*`` or ``**`` (logged in); the marks are read and not kept."""
 
     name: str
     length: int
@@ -1129,7 +1145,7 @@ def _r_saved_header(_m: re.Match[str]) -> Event:
 
 @_rule(rf"[ *]+{_P} +([0-9]{{1,4}}|unlimited) +{_N} *- *{_N} *")
 def _r_saved_row(m: re.Match[str]) -> Event:
-    length = 0 if m.group(2) == "unlimited" else int(m.group(2))
+    length = 0 if m.group(2) in ("unlimited", "9999") else int(m.group(2))
     return SavedMatchRow(m.group(1), length, int(m.group(3)), int(m.group(4)))
 
 
@@ -1178,6 +1194,59 @@ def _server_error(text: str) -> Event:
     return ServerError(text, "other")
 
 
+REPAIRS: dict[str, str] = {
+    "score": "a score at or beyond the match length (read as one point short of it)",
+    "crawford": "a cube in the Crawford game, or a Crawford game at match point all "
+                "(read as post-Crawford)",
+    "flags": "may-double flags that contradict the cube (read from the cube)",
+}
+"""The rule-breaking board lines that are read all the same, as real servers send them
+(BaldLies lets a double into the Crawford game; two sessions may disagree on the score):
+the key and what was changed to read the line."""
+
+_F = 3
+"""Index of the match length in a board line split on ``:`` (the fields then follow the
+numbering of :mod:`gbot.core.boardline`)."""
+
+
+def _repaired(parts: list[str]) -> tuple[str, list[str]] | None:
+    """The fields of a board line that :func:`parse_fibs_board` refused, as read despite the
+    rules it breaks, with the :data:`REPAIRS` keys of those rules (comma-separated; empty
+    when the line breaks none: the Crawford game's may-double flags); None when no repair
+    applies."""
+    try:
+        nums = [int(p) for p in parts[_F:]]
+    except ValueError:
+        return None
+    length, s1, s2 = nums[F_LENGTH], nums[F_SCORE], nums[F_SCORE + 1]
+    if not 1 <= length <= MAX_MATCH_LENGTH or s1 < 0 or s2 < 0:
+        return None
+    steps: list[tuple[str, int, int]] = []   # (key, number index, new value)
+    if max(s1, s2) >= length:
+        steps += [("score", F_SCORE, min(s1, length - 1)),
+                  ("score", F_SCORE + 1, min(s2, length - 1))]
+        s1, s2 = min(s1, length - 1), min(s2, length - 1)
+    if length - 1 in (s1, s2) and nums[F_POST_CRAWFORD] == 0 and (
+            nums[F_CUBE] != 1 or nums[F_DOUBLED] or s1 == s2):
+        steps.append(("crawford", F_POST_CRAWFORD, 1))
+    may = (nums[F_MAY_DOUBLE], nums[F_MAY_DOUBLE + 1])
+    if nums[F_DOUBLED] == 1 and may != (0, 0):
+        steps += [("flags", F_MAY_DOUBLE, 0), ("flags", F_MAY_DOUBLE + 1, 0)]
+    elif nums[F_DOUBLED] == 0 and may == (0, 0) and nums[F_CUBE] == 1:
+        # nobody may double: right in the Crawford game (no rule broken), else a slip
+        crawford = length - 1 in (s1, s2) and not any(k == "crawford" for k, *_ in steps) \
+            and nums[F_POST_CRAWFORD] == 0
+        key = "" if crawford else "flags"
+        steps += [(key, F_MAY_DOUBLE, 1), (key, F_MAY_DOUBLE + 1, 1)]
+    if not steps:
+        return None
+    out = list(parts)
+    for _key, i, v in steps:
+        out[_F + i] = str(v)
+    keys = [k for k in dict.fromkeys(k for k, _i, _v in steps) if k]
+    return ",".join(keys), out
+
+
 def _board(text: str) -> BoardLine:
     parts = text.split(":")
     if len(parts) > 33 and parts[32] == "0":
@@ -1185,7 +1254,19 @@ def _board(text: str) -> BoardLine:
     try:
         return BoardLine(text, parse_fibs_board(text, "fibs"))
     except FibsBoardError as exc:
-        return BoardLine(text, None, str(exc))
+        problem = str(exc)
+    repair = _repaired(parts) if len(parts) == _F + N_NUMBERS else None
+    if repair is not None:
+        keys, fixed = repair
+        try:
+            fb = parse_fibs_board(":".join(fixed), "fibs")
+        except FibsBoardError:
+            return BoardLine(text, None, problem)
+        # the server's own line stays the raw text; only the reading is repaired
+        if not keys:
+            return BoardLine(text, fb)
+        return BoardLine(text, fb, problem, "; ".join(REPAIRS[k] for k in keys.split(",")))
+    return BoardLine(text, None, problem)
 
 
 def clean(line: str) -> str:
@@ -1313,7 +1394,8 @@ __all__ = [
     "MatchResumed", "MatchSaved", "MatchStart", "MatchWon", "Message", "MessageDelivered",
     "MessageSaved", "MotdBegin", "MotdEnd", "Moves", "NewGame", "NoSavedGames",
     "OWN_INFO_FIELDS", "OnlyMove",
-    "OpeningRoll", "OpponentLeft", "OwnInfo", "PleaseMove", "PointsFor", "ResignAccepted",
+    "OpeningRoll", "OpponentLeft", "OwnInfo", "PleaseMove", "PointsFor", "REPAIRS",
+    "ResignAccepted",
     "ResignOffer", "ResignRejected", "RollOrDouble", "Rolled", "SavedHeader",
     "SavedMatchRow", "Score", "ServerError",
     "TOGGLES", "TimedOut", "ToggleState", "TurnInfo", "TypeJoin", "Unknown", "UserLogin",
