@@ -26,6 +26,7 @@ board is sent as a ``board:`` line).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import re
 import socket
@@ -125,6 +126,8 @@ class FibsServer(MatchCommands, ChatCommands):
                 continue
             except OSError:
                 return
+            with contextlib.suppress(OSError):     # small lines go out at once, as FIBS sends
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn = Connection(sock, addr[0])
             with self._lock:
                 self._all.add(conn)
