@@ -4,10 +4,7 @@ that it is self-contained, the board drawing, and the page in headless Chromium.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +14,7 @@ import pytest
 
 from gbot.analysis.analyse import Analysis, analyse, read_match
 from gbot.analysis.report import board_svg, html_report, pips, summary_rows
+from tests.browser import headless_chromium
 
 DATA = Path(__file__).parent / "data"
 VOID = {"meta", "input", "br", "hr", "img", "link", "circle", "rect", "line", "polygon",
@@ -201,31 +199,11 @@ def test_board_draws_every_checker_the_bar_the_tray_dice_and_cube() -> None:
 
 
 def test_the_report_in_headless_chromium(page: str, tmp_path: Path) -> None:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver") or (
-        "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-    if not chrome or not driver:
-        pytest.skip("chromium/chromedriver not installed")
     path = tmp_path / "report.html"
     path.write_text(page, encoding="utf-8")
-    profile = tempfile.mkdtemp(prefix="gbot-report-")
-    opts = Options()
-    opts.binary_location = chrome
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--window-size=1200,1000", f"--user-data-dir={profile}"):
-        opts.add_argument(flag)
-    try:
-        drv = webdriver.Chrome(service=Service(executable_path=driver), options=opts)
-    except WebDriverException as exc:
-        shutil.rmtree(profile, ignore_errors=True)
-        pytest.skip(f"chromium does not start here: {exc.msg}")
-    try:
+    with headless_chromium(1200, 1000) as drv:
+        from selenium.webdriver.common.by import By
+
         drv.get(path.as_uri())
         boards = drv.find_elements(By.CSS_SELECTOR, "svg.board")
         assert boards and all(b.size["width"] > 300 and b.size["height"] > 250
@@ -239,6 +217,3 @@ def test_the_report_in_headless_chromium(page: str, tmp_path: Path) -> None:
         shown = [b for b in blocks if b.is_displayed()]
         assert shown and all("marked" in (b.get_attribute("class") or "") for b in shown)
         assert (tmp_path / "decision.png").stat().st_size > 5000
-    finally:
-        drv.quit()
-        shutil.rmtree(profile, ignore_errors=True)

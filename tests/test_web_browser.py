@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import tempfile
 import threading
@@ -26,25 +25,19 @@ pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 import gbot  # noqa: E402
 from gbot.adapters.web.app import create_app  # noqa: E402
 from gbot.adapters.web.service import Service  # noqa: E402
+from tests.browser import browser_paths, headless_chromium  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _browser() -> tuple[str, str] | None:
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver") or (
-        "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-    return (chrome, driver) if chrome and driver else None
-
-
-pytestmark = pytest.mark.skipif(_browser() is None, reason="chromium/chromedriver not installed")
+pytestmark = pytest.mark.skipif(browser_paths() is None,
+                                reason="chromium/chromedriver not installed")
 
 
 def _free_port() -> int:
@@ -73,29 +66,8 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    found = _browser()
-    assert found is not None
-    chrome, driver_path = found
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service as ChromeService
-
-    profile = tempfile.mkdtemp(prefix="gbot-chromium-")
-    opts = Options()
-    opts.binary_location = chrome
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--window-size=1280,900",
-                 f"--user-data-dir={profile}"):
-        opts.add_argument(flag)
-    try:
-        drv = webdriver.Chrome(service=ChromeService(executable_path=driver_path), options=opts)
-    except WebDriverException as exc:
-        shutil.rmtree(profile, ignore_errors=True)
-        pytest.skip(f"chromium does not start here: {exc.msg}")
-    drv.set_page_load_timeout(60)
-    yield drv
-    drv.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with headless_chromium() as drv:
+        yield drv
 
 
 def _wait(drv: object, cond: object, timeout: float = 60) -> object:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from gbot.adapters.fibs import clip
-from gbot.testing.fibs_registry import TOGGLE_TEXT, Connection, ServerState
+from gbot.testing.fibs_registry import TOGGLE_TEXT, Connection, ServerMatch, ServerState
 
 
 class ChatCommands(ServerState):
@@ -123,6 +123,11 @@ class ChatCommands(ServerState):
     def _cmd_time(self, conn: Connection, rest: str) -> None:
         conn.send(time.strftime("%A, %B %d %H:%M:%S UTC", time.gmtime()))
 
+    def _saved_row(self, opp: str, m: ServerMatch, me: int) -> str:
+        """One row of ``show saved``: saved match ``m`` seen by its player ``me``."""
+        s = m.state.score
+        return clip.SavedMatchRow(opp, m.state.match_length, s[me], s[1 - me]).line()
+
     def _cmd_show(self, conn: Connection, rest: str) -> None:
         what = rest.split()[0].lower() if rest else ""
         mine = [(m.other(conn.name), m) for k, m in self.saved.items() if conn.name in k]
@@ -132,9 +137,7 @@ class ChatCommands(ServerState):
                 return
             conn.send(clip.SavedHeader().line())
             for opp, m in mine:
-                i = m.index(conn.name)
-                s = m.state.score
-                conn.send(clip.SavedMatchRow(opp, m.state.match_length, s[i], s[1 - i]).line())
+                conn.send(self._saved_row(opp, m, m.index(conn.name)))
         elif what == "savedcount":
             n = len(mine)
             conn.send(f"{conn.name} has {n} saved game{'s' if n != 1 else ''}." if n

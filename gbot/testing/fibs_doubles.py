@@ -240,24 +240,9 @@ class LyingLengthServer(GameClock):
         super()._to(name, *(f"match length: {self.resume_length}"
                             if ln.startswith("match length: ") else ln for ln in lines))
 
-    def _command(self, conn: Connection, text: str) -> bool:
-        if conn.account is not None and text.lower().split() == ["show", "saved"]:
-            super()._command(conn, "time")       # kept in :attr:`commands` as "time"
-            self.commands[-1] = (conn.name, text)
-            self._show_saved(conn)
-            return False
-        return super()._command(conn, text)
-
-    def _show_saved(self, conn: Connection) -> None:
-        mine = [(m.other(conn.name), m) for k, m in self.saved.items() if conn.name in k]
-        if not mine:
-            conn.send(clip.NoSavedGames().line())
-            return
-        conn.send(clip.SavedHeader().line())
-        for opp, m in mine:
-            i = m.index(conn.name)
-            s = m.state.score
-            conn.send(f" {opp:<17} {self.listed_length:>9}  {s[i]:>8} - {s[1 - i]:>2}")
+    def _saved_row(self, opp: str, m: ServerMatch, me: int) -> str:
+        s = m.state.score
+        return f" {opp:<17} {self.listed_length:>9}  {s[me]:>8} - {s[1 - me]:>2}"
 
 
 class ResetScoreServer(GameClock):
