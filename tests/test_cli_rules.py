@@ -92,6 +92,7 @@ def test_web_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     services: list[dict[str, Any]] = []
     monkeypatch.setattr(service, "Service", FakeService)
     monkeypatch.setattr(app, "create_app", lambda svc, **kw: object())
+    monkeypatch.setattr(app, "server_config", lambda application, host, port, **kw: object())
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
     assert invoke("web", *SWITCHES).exit_code == 0
     assert invoke("web").exit_code == 0

@@ -1,5 +1,5 @@
 """The server's limits (issue 15): listen backlog, connection limit, idle timeout, no request
-holding the others up, and ``--variation``.
+holding the others up, and ``--variation``; idle connections making room for new ones.
 
 Before the fix the backlog was 16 (a burst of reconnecting clients was refused with
 ``Resource temporarily unavailable``), any number of clients could hold a thread for ever, and
@@ -78,27 +78,107 @@ def test_a_burst_of_connections_waits_in_the_backlog(engine: Engine, tmp_path: P
         srv.close()
 
 
-def test_connections_over_the_limit_get_one_error_line(engine: Engine) -> None:
+def test_connections_over_the_limit_get_one_error_line_when_all_are_busy(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = server_mod.handle_line
+    release = threading.Event()
+
+    def held(session, raw):  # type: ignore[no-untyped-def]
+        if b"hold" in raw:
+            release.wait(10)
+            return "held", False
+        return real(session, raw)
+
+    monkeypatch.setattr(server_mod, "handle_line", held)
     with BackgroundServer(engine, max_clients=2) as srv:
         a, b = connect(srv.address), connect(srv.address)
         assert ask(a, "version").startswith("Interface")
-        assert ask(b, "version").startswith("Interface")
+        a.sendall(b"hold\n")
+        b.sendall(b"hold\n")                     # both have a request being answered
+        time.sleep(0.3)
         c = connect(srv.address)
         c.settimeout(5)
         reply = c.recv(4096).decode()
         assert reply.startswith("Error: server busy") and reply.endswith("\n")
         assert closed_within(c, 5)
         c.close()
-        assert ask(a, MOVE)                      # the two served clients go on
+        release.set()
+        for s in (a, b):                         # the two served clients go on
+            s.settimeout(5)
+            assert s.recv(4096).startswith(b"held")
+            assert ask(s, MOVE)
         a.sendall(b"exit\n")
         assert closed_within(a, 5)
         a.close()
         time.sleep(0.3)
         d = connect(srv.address)                 # a freed place is served again
         assert ask(d, "version").startswith("Interface")
-        assert srv.stats["refused"] == 1
+        assert srv.stats["refused"] == 1 and srv.stats["evicted"] == 0
         b.close()
         d.close()
+
+
+def test_64_idle_connections_do_not_lock_out_a_new_client(engine: Engine) -> None:
+    """With every place taken by idle connections (the default limit, an hour's idle
+    timeout), a new client closes the one idle longest and is served at once."""
+    with BackgroundServer(engine) as srv:
+        assert srv._server is not None and srv._server.max_clients == 64
+        idle = [connect(srv.address) for _ in range(64)]
+        deadline = time.monotonic() + 10
+        while srv.stats["connections"] < 64 and time.monotonic() < deadline:
+            time.sleep(0.01)                     # all accepted
+        time.sleep(0.1)
+        for s in idle[:32]:                      # these asked something after all connected
+            assert ask(s, "version").startswith("Interface")
+        idle[40].sendall(b"versi")               # a line still arriving counts as idle
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        new = connect(srv.address)
+        assert ask(new, "version").startswith("Interface")
+        took = time.monotonic() - t0
+        assert took < 1.0, took                  # waited up to --idle-timeout (3,600 s) before
+        assert closed_within(idle[32], 5)        # connected before the askers asked: idlest
+        assert srv.stats["evicted"] == 1 and srv.stats["refused"] == 0
+        for k in (0, 31, 33, 63):                # the others are still served
+            assert ask(idle[k], "version").startswith("Interface"), k
+        t0 = time.monotonic()
+        again = [connect(srv.address) for _ in range(3)]   # each closes the next idlest
+        assert all(ask(s, "version").startswith("Interface") for s in again)
+        assert time.monotonic() - t0 < 3.0
+        assert srv.stats["evicted"] == 4
+        assert closed_within(idle[34], 5) and closed_within(idle[35], 5)
+        assert closed_within(idle[36], 5)
+        for s in idle + again + [new]:
+            s.close()
+
+
+def test_a_connection_with_a_request_being_answered_is_never_evicted(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = server_mod.handle_line
+    release = threading.Event()
+
+    def held(session, raw):  # type: ignore[no-untyped-def]
+        if b"hold" in raw:
+            release.wait(10)
+            return "held", False
+        return real(session, raw)
+
+    monkeypatch.setattr(server_mod, "handle_line", held)
+    with BackgroundServer(engine, max_clients=2) as srv:
+        busy = connect(srv.address)              # connected first: the oldest
+        idle = connect(srv.address)
+        assert ask(idle, "version").startswith("Interface")
+        busy.sendall(b"hold\n")
+        time.sleep(0.3)
+        new = connect(srv.address)
+        assert ask(new, "version").startswith("Interface")
+        assert closed_within(idle, 5)            # the idle one made room, not the busy one
+        release.set()
+        busy.settimeout(5)
+        assert busy.recv(4096).startswith(b"held")
+        assert srv.stats["evicted"] == 1
+        for s in (busy, idle, new):
+            s.close()
 
 
 def test_idle_and_slow_clients_are_closed_and_active_ones_kept(engine: Engine) -> None:

@@ -8,6 +8,8 @@ decisions worked out by enumerating the 36 rolls, and the notation parsers.
 from __future__ import annotations
 
 import asyncio
+import json
+import threading
 import time
 import warnings
 from dataclasses import replace
@@ -502,21 +504,275 @@ def test_a_request_past_the_time_bound_is_a_503(service: Service) -> None:
     assert took < slow.delay
 
 
-def test_timed_out_computations_still_count_against_the_threads(service: Service) -> None:
+def test_timed_out_computations_hold_their_thread_until_they_end(service: Service) -> None:
     slow = _SlowService(rules=RULES, evaluator=service.evaluator())
     slow.delay = 1.0
     app = create_app(slow, threads=1, timeout=0.2)
+    limits = app.state.limits
     with TestClient(app) as c:
         deep = {"position": START, "dice": "31", "ply": 2}
-        first = [c.post("/hint", json=deep) for _ in range(2)]   # both abandoned, running
-        assert [r.status_code for r in first] == [503, 503]
-        assert app.state.limits.running == 2
-        busy = c.post("/hint", json={"position": START, "dice": "31"})
-        assert busy.status_code == 503 and "busy" in busy.json()["message"]
+        first = c.post("/hint", json=deep)         # answered 503, still sleeping in its thread
+        assert first.status_code == 503 and "longer than 0.2 s" in first.json()["message"]
+        assert limits.running == 1
+        waited = c.post("/hint", json=deep)        # the one thread is not free: a 503 too
+        assert waited.status_code == 503 and "busy" in waited.json()["message"]
+        assert limits.running == 1 and limits.stats["late"] == 1
         deadline = time.monotonic() + 30
-        while app.state.limits.running and time.monotonic() < deadline:
-            time.sleep(0.1)                                      # they finish
-        assert app.state.limits.running == 0
+        while limits.running and time.monotonic() < deadline:
+            time.sleep(0.05)                       # it ends, and its thread is free
+        assert limits.running == 0
+        assert c.post("/hint", json={"position": START, "dice": "31"}).status_code == 200
+
+
+# --- the worker pools, abandoned work, the time bound the caller sees --------------------------
+
+
+class _GatedService(Service):
+    """A service whose rollouts and 2-ply hints wait for ``gate`` (or their stop flag) and
+    count how they ended; its 0-ply answers are the real ones."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.gate = threading.Event()
+        self.ended: list[str] = []
+        self.started = 0
+
+    def _wait(self) -> dict[str, Any]:
+        from gbot.adapters.web.service import Cancelled, check_cancelled
+
+        self.started += 1
+        try:
+            while not self.gate.wait(0.01):
+                check_cancelled()
+        except Cancelled:
+            self.ended.append("stopped")
+            raise
+        self.ended.append("done")
+        return {"done": True}
+
+    def rollout(self, body: Any) -> Any:
+        return self._wait()
+
+    def hint(self, body: Any) -> Any:
+        return self._wait() if str(body.get("ply")).strip() == "2" else super().hint(body)
+
+
+def _until(cond: Any, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(cond())
+
+
+def test_rollouts_take_heavy_threads_whatever_their_ply(service: Service) -> None:
+    gated = _GatedService(rules=RULES, evaluator=service.evaluator())
+    app = create_app(gated, threads=2, timeout=30)        # 1 heavy thread, 1 kept for 0-ply
+    limits = app.state.limits
+    assert (limits.heavy, limits.max_waiting_heavy) == (1, 1)
+
+    async def scenario() -> tuple[list[int], float, int, dict[str, str]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t",
+                                     timeout=60) as c:
+            body = {"position": START, "ply": 0, "trials": 36}
+            running = asyncio.ensure_future(c.post("/rollout", json=body))
+            await asyncio.sleep(0.2)
+            waiting = asyncio.ensure_future(c.post("/rollout", json=body))
+            await asyncio.sleep(0.2)
+            refused = await c.post("/rollout", json=body)    # a third: no room to wait
+            heavy_now = limits.heavy_running
+            t0 = time.monotonic()
+            moves = [await c.get(f"/move?ply=0&die1=3&die2=1&{START_QUERY}") for _ in range(5)]
+            took = time.monotonic() - t0
+            gated.gate.set()
+            done = await asyncio.gather(running, waiting)
+            return ([r.status_code for r in [*done, refused, *moves]], took, heavy_now,
+                    dict(refused.headers))
+
+    codes, took, heavy_now, headers = asyncio.run(scenario())
+    assert codes == [200, 200, 503] + [200] * 5
+    assert heavy_now == 1 and took < 5.0
+    assert headers["retry-after"] == str(limits.retry_after(True))
+    assert limits.stats["busy"] == 1
+
+
+def test_heavy_work_never_takes_the_threads_kept_for_0ply(service: Service) -> None:
+    gated = _GatedService(rules=RULES, evaluator=service.evaluator())
+    app = create_app(gated, threads=4, timeout=30)
+    limits = app.state.limits
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t",
+                                     timeout=60) as c:
+            heavy = [asyncio.ensure_future(c.post("/rollout", json={"position": START}))
+                     for _ in range(2)]
+            heavy += [asyncio.ensure_future(c.post("/hint", json={
+                "position": START, "dice": "31", "ply": "2"})) for _ in range(3)]   # text ply
+            await asyncio.sleep(0.3)
+            assert (limits.running, limits.heavy_running) == (2, 2)
+            moves = await asyncio.gather(*(c.get(f"/move?ply=0&die1=6&die2=5&{START_QUERY}")
+                                           for _ in range(8)))
+            gated.gate.set()
+            return [r.status_code for r in moves], [r.status_code for r in
+                                                     await asyncio.gather(*heavy)]
+
+    moves, heavy = asyncio.run(scenario())
+    assert moves == [200] * 8
+    assert sorted(heavy) == [200, 200, 200, 200, 503]      # 2 ran, 2 waited, 1 refused
+    assert gated.started == 4
+
+
+def test_an_abandoned_computation_is_stopped_and_frees_its_thread(service: Service) -> None:
+    gated = _GatedService(rules=RULES, evaluator=service.evaluator())
+    app = create_app(gated, threads=2, timeout=0.3)
+    limits = app.state.limits
+    with TestClient(app) as c:
+        t0 = time.monotonic()
+        r = c.post("/rollout", json={"position": START})
+        took = time.monotonic() - t0
+        msg = r.json()["message"]
+        assert r.status_code == 503 and took < 5.0
+        assert "longer than 0.3 s, the time bound per request, and was stopped" in msg
+        assert "retry after" in msg and r.headers["retry-after"] == "1"   # ceil(0.3 / 4)
+        assert _until(lambda: gated.ended == ["stopped"] and limits.running == 0)
+        assert limits.stats["overtime"] == 1
+
+
+def test_a_client_that_goes_away_stops_its_computation(service: Service) -> None:
+    gated = _GatedService(rules=RULES, evaluator=service.evaluator())
+    app = create_app(gated, threads=2, timeout=30)
+    limits = app.state.limits
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        messages = [{"type": "http.request", "body": json.dumps({"position": START}).encode(),
+                     "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop()
+            await asyncio.sleep(0.3)                       # then the client hangs up
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": "/rollout", "raw_path": b"/rollout",
+                 "query_string": b"", "root_path": "", "server": ("t", 80),
+                 "client": ("c", 1), "headers": [(b"content-type", b"application/json")]}
+        await asyncio.wait_for(app(scope, receive, send), 10)
+
+    asyncio.run(scenario())
+    assert _until(lambda: gated.ended == ["stopped"] and limits.running == 0)
+    assert limits.stats["gone"] == 1
+
+
+def test_a_rollout_stops_within_a_step_once_asked(service: Service) -> None:
+    from gbot.adapters.web.service import Cancelled, cancellable
+
+    service.rollout({"position": START, "trials": 2})      # the rollout kernels loaded
+    stop = threading.Event()
+    outcome: list[Any] = []
+
+    def roll() -> None:
+        with cancellable(stop):
+            try:
+                outcome.append(service.rollout({"position": START, "trials": 1296}))
+            except Cancelled as exc:
+                outcome.append(exc)
+
+    t = threading.Thread(target=roll)
+    t.start()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    stop.set()
+    t.join(60)
+    assert not t.is_alive() and isinstance(outcome[0], Cancelled)
+    assert time.monotonic() - t0 < 10.0          # a step of 12 trials, not the whole rollout
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408(service: Service) -> None:
+    app = create_app(service, body_timeout=0.3)
+    sent: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        first = True
+
+        async def receive() -> dict[str, Any]:
+            nonlocal first
+            if first:
+                first = False
+                return {"type": "http.request", "body": b'{"posi', "more_body": True}
+            await asyncio.sleep(30)                        # the rest never comes
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": "/hint", "raw_path": b"/hint",
+                 "query_string": b"", "root_path": "", "server": ("t", 80),
+                 "client": ("c", 1), "headers": [(b"content-length", b"100")]}
+        await asyncio.wait_for(app(scope, receive, send), 10)
+
+    t0 = time.monotonic()
+    asyncio.run(scenario())
+    assert time.monotonic() - t0 < 5.0
+    start = sent[0]
+    assert start["status"] == 408 and (b"connection", b"close") in start["headers"]
+    assert "longer than 0.3 s" in json.loads(sent[1]["body"])["message"]
+
+
+def test_the_threads_under_a_storm_of_short_requests() -> None:
+    """Short computations of both kinds, as many at once as may wait: every one is answered,
+    none is taken for late, and every thread is given back."""
+    from gbot.adapters.web.app import _Limits
+
+    limits = _Limits(threads=2, timeout=60, max_body=1024)
+    seen = {"light": 0, "heavy": 0, "most": 0, "most_heavy": 0}
+    lock = threading.Lock()
+
+    def work(kind: str) -> str:
+        with lock:
+            seen[kind] += 1
+            seen["most"] = max(seen["most"], limits.running)
+            seen["most_heavy"] = max(seen["most_heavy"], limits.heavy_running)
+        time.sleep(0.001)
+        return kind
+
+    async def scenario() -> list[str]:
+        gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        out: list[str] = []
+        for _ in range(30):
+            kinds = ["heavy"] + ["light"] * (limits.max_waiting - limits.max_waiting_heavy)
+            out += await asyncio.gather(*(limits.call(lambda k=k: work(k), k == "heavy", gone)
+                                          for k in kinds))
+        return out
+
+    out = asyncio.run(scenario())
+    assert len(out) == 30 * (limits.max_waiting - limits.max_waiting_heavy + 1)
+    assert seen["heavy"] == 30 and seen["most"] <= 2 and seen["most_heavy"] <= 1
+    assert limits.stats == {"busy": 0, "late": 0, "overtime": 0, "gone": 0}
+    assert _until(lambda: limits.running == 0 and limits.waiting() == 0)
+
+
+@pytest.mark.parametrize(("ply", "heavy"), [
+    (0, False), ("0", False), (" 0 ", False), (1, True), (2, True), ("2", True), ("x", True),
+    (None, True), (True, True),
+])
+def test_which_requests_count_as_look_ahead(ply: Any, heavy: bool) -> None:
+    from gbot.adapters.web.app import _deep
+
+    assert _deep({"ply": ply}, 0) is heavy
+    assert _deep({}, 0) is False and _deep({}, 2) is True
+
+
+def test_health_shows_the_bounds(client: Any) -> None:
+    h = client.get("/health").json()
+    assert h["timeout"] == 300 and h["threads"] == 4 and h["heavy_threads"] == 2
+    assert h["running"] >= 0 and h["waiting"] == 0
 
 
 # --- hostile numbers and bodies (issue 34): a 400 with a JSON message, never a 500 --------------

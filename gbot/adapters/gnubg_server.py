@@ -11,9 +11,12 @@ thread), and every request's work is bounded (match lengths up to 64, evaluation
 line gets one ``Error:`` reply for it; one that sends garbage or vanishes mid-line is closed
 alone.
 
-Limits: a listen backlog of :data:`BACKLOG`; at most ``max_clients`` connections (one more is
-answered with one ``Error: ...`` line and closed); a connection idle for ``idle_timeout``
-seconds, or that takes that long to finish a line or to read a reply, is closed.
+Limits: a listen backlog of :data:`BACKLOG`; at most ``max_clients`` connections: one more
+closes the connection that has been idle longest (no request being answered; a line still
+arriving counts as idle) to make room, and only when every connection has a request being
+answered is it answered with one ``Error: ...`` line and closed; a connection idle for
+``idle_timeout`` seconds, or that takes that long to finish a line or to read a reply, is
+closed.
 
 :func:`serve` runs a server until SIGINT or SIGTERM; :class:`BackgroundServer` runs one in the
 background (tests, benchmarks, ``scripts/run``).
@@ -54,7 +57,8 @@ BACKLOG = 1024
 """Connections the kernel queues before :meth:`Server.start`'s accept loop takes them (a burst
 of reconnecting clients; Linux caps it at ``net.core.somaxconn``)."""
 DEFAULT_MAX_CLIENTS = 64
-"""Connections served at once unless told; one more is refused with an ``Error:`` line."""
+"""Connections served at once unless told; one more takes the place of the connection idle
+longest, or is refused with an ``Error:`` line when every one has a request being answered."""
 DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds a connection may stay silent (or take to send one line) before it is closed; gnubg
 asks about every move, so only a dead or stalled client is this quiet for an hour."""
@@ -104,13 +108,27 @@ class _Slots:
         self._put(None)
 
 
+class _Conn:
+    """A served connection: its socket, when its last request was answered (or it connected),
+    whether a request is being answered now, and whether it was closed to make room."""
+
+    __slots__ = ("busy", "evicted", "since", "sock")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.since = time.monotonic()
+        self.busy = False
+        self.evicted = False
+
+
 class Server:
     """A threaded server answering gnubg's external-player protocol with ``engine``.
 
     One thread accepts, one thread per connection reads, frames and answers; at most
     ``workers`` connections do engine work at once (default: one per CPU).
     ``engine_factory`` gives each connection its engine (default: share ``engine``; it holds
-    no per-game state). ``max_clients`` connections are served at once (0: no limit),
+    no per-game state). ``max_clients`` connections are served at once (0: no limit; a new
+    one closes the connection idle longest, see the module's note),
     ``idle_timeout`` seconds of silence close one (0 or None: never), ``backlog`` is the
     listen queue. ``checkers`` (1..15) makes board lines of any other checker count an
     error (``gbot serve --variation``); None accepts every variation gnubg plays.
@@ -140,14 +158,14 @@ class Server:
         self.workers = workers or os.cpu_count() or 1
         self._sock: socket.socket | None = None
         self._lock = _Slots(self.workers)   # engine work at once
-        self._conns: dict[int, socket.socket] = {}
+        self._conns: dict[int, _Conn] = {}
         self._conns_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._conn_ids = 0
         self.bound: Address | None = None
         self.stats = {"connections": 0, "requests": 0, "errors": 0, "refused": 0,
-                      "timeouts": 0}
+                      "timeouts": 0, "evicted": 0}
 
     def start(self) -> Address:
         """Bind, listen and start accepting; returns the bound address (the real port when 0
@@ -185,7 +203,7 @@ class Server:
             conns = list(self._conns.values())
         for c in conns:
             with contextlib.suppress(OSError):
-                c.shutdown(socket.SHUT_RDWR)
+                c.sock.shutdown(socket.SHUT_RDWR)
         for t in list(self._threads):
             t.join(5)
         if self._sock is not None:
@@ -216,31 +234,58 @@ class Server:
             except OSError:          # reset before we got to it
                 conn.close()
                 continue
+            state = _Conn(conn)
+            victim: tuple[int, _Conn] | None = None
             with self._conns_lock:
-                busy = len(self._conns)
-            if self.max_clients and busy >= self.max_clients:
-                self._refuse(conn, busy)
+                served = len(self._conns)
+                full = bool(self.max_clients) and served >= self.max_clients
+                if full:                        # room made by closing the idlest connection
+                    victim = self._idlest()
+                    if victim is not None:
+                        victim[1].evicted = True
+                        del self._conns[victim[0]]
+                if not full or victim is not None:
+                    self._conn_ids += 1
+                    cid = self._conn_ids
+                    self._conns[cid] = state
+            if victim is not None:
+                self._evict(*victim)
+            elif full:
+                self._refuse(conn, served)
                 continue
-            self._conn_ids += 1
-            cid = self._conn_ids
-            with self._conns_lock:
-                self._conns[cid] = conn
             self.stats["connections"] += 1
-            t = threading.Thread(target=self._client, args=(cid, conn, peer or "unix"),
+            t = threading.Thread(target=self._client, args=(cid, state, peer or "unix"),
                                  name=f"gbot-conn-{cid}", daemon=True)
             self._threads = [x for x in self._threads if x.is_alive()]
             self._threads.append(t)
             t.start()
 
+    def _idlest(self) -> tuple[int, _Conn] | None:
+        """The served connection idle longest with no request being answered (None: every
+        one has a request being answered). Called with the connections' lock held."""
+        idle = [(c.since, cid, c) for cid, c in self._conns.items() if not c.busy]
+        if not idle:
+            return None
+        _, cid, c = min(idle, key=lambda x: (x[0], x[1]))
+        return cid, c
+
+    def _evict(self, cid: int, conn: _Conn) -> None:
+        """Close connection ``cid`` to make room for a new one (its thread then ends)."""
+        self.stats["evicted"] += 1
+        log.info("#%d closed to make room for a new client: idle for %.1fs, --max-clients %d "
+                 "reached", cid, time.monotonic() - conn.since, self.max_clients)
+        with contextlib.suppress(OSError):
+            conn.sock.shutdown(socket.SHUT_RDWR)
+
     def _refuse(self, conn: socket.socket, busy: int) -> None:
         """Answer a connection over the limit with one ``Error:`` line and close it."""
         self.stats["refused"] += 1
-        log.warning("refused a connection: %d clients connected (--max-clients %d)", busy,
-                    self.max_clients)
+        log.warning("refused a connection: %d clients connected, each with a request being "
+                    "answered (--max-clients %d)", busy, self.max_clients)
         with contextlib.suppress(OSError):
             conn.settimeout(1.0)
-            conn.sendall(f"Error: server busy: {busy} clients connected, the most it serves; "
-                         "try again later\n".encode())
+            conn.sendall(f"Error: server busy: {busy} clients connected, each with a request "
+                         "being answered; try again later\n".encode())
         with contextlib.suppress(OSError):
             conn.close()
 
@@ -256,8 +301,24 @@ class Server:
         with self._lock:
             return handle_line(session, raw)
 
-    def _client(self, cid: int, conn: socket.socket, peer: object) -> None:
+    def _begin(self, state: _Conn) -> bool:
+        """Mark a request of ``state`` as being answered; False when the connection was
+        closed to make room."""
+        with self._conns_lock:
+            if state.evicted:
+                return False
+            state.busy = True
+            return True
+
+    @staticmethod
+    def _end(state: _Conn) -> None:
+        """The requests of ``state`` are answered: it is idle from now."""
+        state.since = time.monotonic()
+        state.busy = False
+
+    def _client(self, cid: int, state: _Conn, peer: object) -> None:
         log.info("#%d connected from %s", cid, peer)
+        conn = state.sock
         session = Session(self._factory())
         buf = bytearray()
         dropping = False
@@ -280,6 +341,8 @@ class Server:
                 if not buf and not dropping and data.find(b"\n") == len(data) - 1:
                     # the usual case: exactly one whole request, nothing buffered
                     if plain and not log.isEnabledFor(logging.DEBUG):
+                        if not self._begin(state):
+                            break
                         with lock:
                             reply, end = handle_line(session, data[:-1])
                         stats["requests"] += 1
@@ -287,6 +350,7 @@ class Server:
                             if reply.startswith("Error"):
                                 stats["errors"] += 1
                             conn.sendall(reply.encode("utf-8", "replace") + b"\n")
+                        self._end(state)
                         if end:
                             break
                         continue
@@ -295,6 +359,8 @@ class Server:
                 buf += data
                 out: list[bytes] = []
                 end = False
+                if b"\n" in data and not self._begin(state):
+                    break
                 while not end:
                     nl = buf.find(b"\n")
                     if nl < 0:
@@ -321,6 +387,8 @@ class Server:
                         out.append(reply.encode("utf-8", "replace") + b"\n")
                 if out:
                     conn.sendall(b"".join(out))
+                if state.busy:
+                    self._end(state)
                 if end:
                     break
                 if (buf or dropping) and idle and time.monotonic() - started > idle:

@@ -31,9 +31,11 @@ def _host_port(listen: str) -> tuple[str, int]:
                    "speed).")
 @rule_options()
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
-              help="Worker threads for the engine (look-ahead requests get half).")
+              help="Worker threads for the engine (look-ahead and rollouts get at most half,\n"
+                   "the rest is kept for 0-ply requests).")
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=20.0, show_default=True,
-              help="Seconds a request may compute before it is answered 503.")
+              help="Seconds a request may wait for a thread and compute before it is\n"
+                   "answered 503 (and its work stopped).")
 @click.option("--max-body", type=click.IntRange(256, 1 << 20), default=16384,
               show_default=True, help="Largest request body in bytes (413 beyond).")
 @click.option("-v", "--verbose", is_flag=True, help="Log every request.")
@@ -48,7 +50,7 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
     try:
         import uvicorn
 
-        from gbot.adapters.web.app import create_app
+        from gbot.adapters.web.app import create_app, server_config
         from gbot.adapters.web.service import Service
     except ImportError as exc:
         raise click.ClickException(f"gbot web needs the web extra (pip install gbot[web]): "
@@ -66,8 +68,8 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
     app = create_app(service, threads=threads, timeout=timeout, max_body=max_body)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    config = uvicorn.Config(app, host=host, port=port, log_level="info" if verbose else "warning",
-                            access_log=verbose)
+    config = server_config(app, host, port, log_level="info" if verbose else "warning",
+                           access_log=verbose)
     server = uvicorn.Server(config)
     started = server.startup
 

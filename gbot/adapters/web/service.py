@@ -18,9 +18,10 @@ Every bad input raises :class:`RequestError` with a one-line message quoting the
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -38,9 +39,13 @@ __all__ = [
     "MAX_CHECKERS",
     "MAX_MATCH_LENGTH",
     "MAX_PLY",
+    "ROLLOUT_STEP",
+    "Cancelled",
     "RequestError",
     "Service",
     "Situation",
+    "cancellable",
+    "check_cancelled",
     "parse_dice",
     "parse_pips",
     "parse_position_text",
@@ -59,6 +64,36 @@ Json = dict[str, Any]
 
 class RequestError(GbotError, ValueError):
     """A request the API cannot answer: a bad position, dice, match score, rule or option."""
+
+
+# --- stopping abandoned work -------------------------------------------------------------------
+
+
+class Cancelled(Exception):
+    """A request's computation was stopped: its time bound passed or its client went away."""
+
+
+_stop = threading.local()
+
+
+@contextlib.contextmanager
+def cancellable(stop: threading.Event) -> Iterator[None]:
+    """Within the block, the long computations of this thread (rollouts) raise
+    :class:`Cancelled` soon after ``stop`` is set."""
+    previous = getattr(_stop, "event", None)
+    _stop.event = stop
+    try:
+        yield
+    finally:
+        _stop.event = previous
+
+
+def check_cancelled(*_progress: int) -> None:
+    """Raise :class:`Cancelled` when the request this thread computes for is to stop (also a
+    rollout's ``progress`` callback)."""
+    event = getattr(_stop, "event", None)
+    if event is not None and event.is_set():
+        raise Cancelled("the computation was stopped")
 
 
 # --- input parsing -------------------------------------------------------------------------
@@ -537,7 +572,10 @@ class Service:
             raise RequestError(f"seed must be 0 to 2**32-1, got {seed}")
         if rules.caucasian:
             raise RequestError("rollouts play by the standard move rule; drop caucasian")
-        ro = Rollout(RolloutSettings(trials=trials, seed=seed, workers=1))
+        # in steps of ROLLOUT_STEP trials, between which an abandoned request stops (the same
+        # figures whatever the step)
+        ro = Rollout(RolloutSettings(trials=trials, seed=seed, workers=1, batch=ROLLOUT_STEP,
+                                     chunk=ROLLOUT_STEP), progress=check_cancelled)
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         out = self._header(sit, ply)
@@ -552,6 +590,7 @@ class Service:
             return out
         out["position"] = _rollout_json(ro.position(sit.position, st))
         if st.may_double(st.player_on_roll):
+            check_cancelled()
             c = ro.cube(sit.position, st)
             out["cube"] = {"action": c.action, "response": c.response,
                            "no_double": _rollout_json(c.no_double),
@@ -563,6 +602,8 @@ class Service:
 DEFAULT_TRIALS = 144
 MAX_TRIALS = 1296
 MAX_ROLLOUT_PLAYS = 5
+ROLLOUT_STEP = 12
+"""Trials a rollout plays between two looks at whether its request was abandoned."""
 
 
 def _rollout_json(r: Any) -> Json:
