@@ -44,14 +44,31 @@ def repeated_games(n: int, length: int = 0) -> str:
     return f" {length} point match\n\n" + "".join(f" Game {i}\n{body}" for i in range(1, n + 1))
 
 
+# The child reports its own peak resident size (VmHWM, reset at exec) to a file at exit:
+# wait4's ru_maxrss would also count the memory of the test process it was forked from.
+_CHILD = ("import atexit, os, sys\n"
+          "def _peak():\n"
+          "    with open('/proc/self/status') as fh:\n"
+          "        kb = [ln.split()[1] for ln in fh if ln.startswith('VmHWM:')]\n"
+          "    with open(os.environ['GBOT_TEST_PEAK'], 'w') as out:\n"
+          "        out.write(kb[0] if kb else '')\n"
+          "if os.path.exists('/proc/self/status'):\n"
+          "    atexit.register(_peak)\n"
+          "from gbot.cli import main\n"
+          "sys.argv = ['gbot', *sys.argv[1:]]\n"
+          "main()\n")
+
+
 def _analyse(path: Path | str, tmp_path: Path) -> tuple[int, str, float, int]:
     """``gbot analyse --ply 0 path`` as a child: (exit status, stderr, processor seconds, peak
     bytes); processor time, not wall time, so that a loaded machine does not fail it."""
     err = tmp_path / "stderr.txt"
+    peak_file = tmp_path / "peak.txt"
     with open(os.devnull, "w") as out, err.open("w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "gbot.cli", "analyse", "--ply", "0",
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, "analyse", "--ply", "0",
                                  "--workers", "1", str(path)],
-                                stdout=out, stderr=fh, cwd=ROOT, env=dict(os.environ))
+                                stdout=out, stderr=fh, cwd=ROOT,
+                                env={**os.environ, "GBOT_TEST_PEAK": str(peak_file)})
         killer = threading.Timer(10 * TIME_LIMIT, proc.kill)     # wall time, loaded machine
         killer.start()
         try:
@@ -60,7 +77,9 @@ def _analyse(path: Path | str, tmp_path: Path) -> tuple[int, str, float, int]:
             killer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
     seconds = usage.ru_utime + usage.ru_stime
-    return proc.returncode, err.read_text(), seconds, usage.ru_maxrss * 1024
+    reported = peak_file.read_text().strip() if peak_file.exists() else ""
+    peak_kb = int(reported) if reported.isdigit() else usage.ru_maxrss
+    return proc.returncode, err.read_text(), seconds, peak_kb * 1024
 
 
 def _refused(path: Path | str, tmp_path: Path, pattern: str) -> str:

@@ -1,29 +1,36 @@
-"""The tournament's progress line (ETA), ratings that never print ``-0.0``, the chart's axis
+"""The tournament's progress bar (ETA), ratings that never print ``-0.0``, the chart's axis
 labels, and the money-rule defaults of ``gbot tournament``."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from gbot.cli import main
 from gbot.tournament.report import format_rating, running_svg
-from gbot.tournament.runner import Progress
 
 
-def test_progress_line_has_an_eta() -> None:
-    p = Progress(units_done=100, units_total=400, games=100, new_games=50, elapsed=25.0,
-                 pairings=[("a", "b", 100, 0.1)])
-    # 2 games/s, 300 units of one game each left: 150 s
-    assert p.eta == 150.0
-    assert "ETA 2m30s" in p.line()
-    matches = Progress(units_done=10, units_total=40, games=60, new_games=60, elapsed=3600.0,
-                       pairings=[])
-    # 6 games per match, 30 matches left, 1 game/min: 180 min
-    assert matches.eta == 180 * 60.0 and "ETA 3h00m" in matches.line()
-    assert Progress(0, 10, 0, 0, 0.0, []).eta is None
-    assert "ETA" not in Progress(10, 10, 10, 10, 5.0, []).line()
+def test_progress_line_has_an_eta(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    import gbot.cli.progress as progress
+
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)       # a line for every report
+    out = Path(str(tmp_path)) / "t"
+    res = CliRunner().invoke(main, ["tournament", "random", "random", "-n", "4", "--seed", "3",
+                                    "--backend", "serial", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.stderr.splitlines() if re.match(r"tournament \d", ln)]
+    assert lines[0].startswith("tournament 0/4 ") and "ETA ?" in lines[0]
+    # done/total, the rate and an ETA once a game is played; the running score
+    assert any(re.match(r"tournament [1-3]/4 .*ETA \d\d:\d\d, .*game/s", ln) for ln in lines)
+    assert re.match(r"tournament 4/4 100% .*ETA 00:00, .*random v random-2 [+-]\d\.\d{3} ppg",
+                    lines[-1])
+    assert all("\r" not in ln for ln in lines)                # whole lines, not redraws
+    quiet = CliRunner().invoke(main, ["tournament", "--resume", str(out), "-q"])
+    assert quiet.exit_code == 0 and "ETA" not in quiet.stderr
 
 
 def test_ratings_never_print_minus_zero() -> None:

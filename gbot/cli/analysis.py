@@ -12,33 +12,41 @@ from typing import Any
 import click
 
 from gbot.cli.hint_text import SE_NOTE
-from gbot.cli.tools import parse_dice, read_position
+from gbot.cli.tools import _POSITION_HELP, PositionCommand, parse_dice, read_position
 from gbot.errors import GbotError
 
 __all__ = ["COMMANDS"]
 
 
 class _Bar:
-    """A one-line progress bar with ETA on stderr (silent when stderr is not a terminal
-    unless ``force``)."""
+    """A ``progress(done, total)`` callback drawn as a bar on stderr (:mod:`gbot.cli.progress`)."""
 
-    def __init__(self, label: str, force: bool = False) -> None:
+    def __init__(self, label: str, unit: str) -> None:
         self.label = label
+        self.unit = unit
         self.start = time.monotonic()
-        self.show = force or sys.stderr.isatty()
+        self.wall = time.time()
+        self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.show or total <= 0:
+        from gbot.cli.progress import progress_bar
+
+        if total <= 0:
             return
-        el = time.monotonic() - self.start
-        eta = el / done * (total - done) if done else 0.0
-        frac = min(1.0, done / total)
-        bar = "#" * int(24 * frac)
-        sys.stderr.write(f"\r{self.label} [{bar:<24s}] {done}/{total} {100 * frac:5.1f}% "
-                         f"ETA {int(eta) // 60:d}:{int(eta) % 60:02d} ")
+        if self.bar is None:
+            self.bar = progress_bar(total, self.label, self.unit)
+            self.bar.start_t = self.wall        # the work began before the first report
+        self.bar.total = total
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            self.bar.n = done
+            self.close()
+        elif done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        """End the bar (its last state stays on screen)."""
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _probs_cols(p: tuple[float, ...]) -> str:
@@ -52,11 +60,12 @@ def _result_json(r: Any) -> dict[str, Any]:
             "cubeful_se": r.cubeful_se, "mwc": r.mwc, "mwc_se": r.mwc_se}
 
 
-@click.command()
+@click.command(cls=PositionCommand, epilog=_POSITION_HELP)
 @click.argument("position")
 @click.argument("dice", required=False)
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
-@click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True)
+@click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True,
+              help="Games rolled out per candidate play (or per cube decision).")
 @click.option("--truncate", type=click.IntRange(0, 10_000), default=0, show_default=True,
               help="Stop each game after this many plies (0: play to the end).")
 @click.option("--vr/--no-vr", "vr", default=True, show_default=True,
@@ -66,7 +75,8 @@ def _result_json(r: Any) -> dict[str, Any]:
                    "36 trials (the trials beyond them take independent dice).")
 @click.option("--bearoff-stop/--no-bearoff-stop", default=True, show_default=True,
               help="Stop exactly at a two-sided bear-off.")
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
+              help="Seed of the dice.")
 @click.option("--min-se", type=float, default=0.0, show_default=True,
               help="Stop once the equity's standard error is below this.")
 @click.option("--candidates", "-n", type=click.IntRange(1, 100), default=5, show_default=True,
@@ -79,9 +89,11 @@ def _result_json(r: Any) -> dict[str, Any]:
 @click.option("--cube-ply", type=click.IntRange(0, 2), default=0, show_default=True,
               help="Ply of the probabilities the cube decisions inside the rollout use.")
 @click.option("--cubeless", is_flag=True, help="Plays: cubeless figures only.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
+              help="Processes (or ray tasks) sharing the trials.")
 @click.option("--backend", type=click.Choice(["process", "ray"]), default="process",
-              show_default=True)
+              show_default=True, help="Where the trials run; ray needs the optional ray "
+              "package.")
 @click.option("--ray-address", default=None, help="Ray cluster address (with --backend ray).")
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
               help="Keep finished trials here; the same command resumes from them.")
@@ -91,10 +103,10 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
             candidates: int, ply: int, checker_ply: int, cube_ply: int, cubeless: bool,
             workers: int, backend: str, ray_address: str | None, checkpoint: str | None,
             as_json: bool) -> None:
-    """Roll out POSITION (Position ID, PID:MID or XGID): every candidate play of DICE, or the
-    cube decision without dice. Checker plays and cube decisions inside the rollout at
-    --checker-ply and --cube-ply (0-ply by default); gbot's own play (at --checker-ply) is
-    starred."""
+    """Roll out POSITION: every candidate play of DICE (two digits 1-6, e.g. 65; the dice
+    POSITION gives when left out), or the cube decision without dice. Checker plays and cube
+    decisions inside the rollout at --checker-ply and --cube-ply (0-ply by default); gbot's
+    own play (at --checker-ply) is starred. A progress bar with an ETA goes to stderr."""
     from gbot.analysis.rollout import Rollout, RolloutSettings
     from gbot.engine.engine import Engine
 
@@ -107,12 +119,17 @@ def rollout(position: str, dice: str | None, match_id: str | None, trials: int, 
                                    min_se=min_se, workers=workers, backend=backend,
                                    ray_address=ray_address, checker_ply=checker_ply,
                                    cube_ply=cube_ply)
-        ro = Rollout(settings, checkpoint=checkpoint, progress=_Bar("rollout"))
-        if roll is None:
-            cube = ro.cube(pos, state)
-        else:
-            plays = ro.plays(pos, roll, None if cubeless else state, candidates=candidates,
-                             ply=ply)
+        bar = _Bar("rollout", "trial")
+        ro = Rollout(settings, checkpoint=checkpoint, progress=bar)
+        try:
+            if roll is None:
+                cube = ro.cube(pos, state)
+            else:
+                plays = ro.plays(pos, roll, None if cubeless else state,
+                                 candidates=candidates, ply=ply)
+        finally:
+            bar.close()
+        if roll is not None:
             engine = Engine(ply=checker_ply, rules=state.rules)
             chosen = engine.choose_play(pos, roll, replace(engine.rules_state(state),
                                                            dice=roll))
@@ -257,10 +274,13 @@ def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: s
         click.echo(f"analyse: {Path(path).name}, {len(record.games)} games, {actions} actions, "
                    f"at {ply}-ply on {procs} process{'es' if procs > 1 else ''}", err=True)
         _warm_first(record, ply, procs)
-        bar = _Bar("analyse")
+        bar = _Bar("analyse", "game")
         bar(0, len(record.games))
-        a = run(record, ply, workers=procs, progress=bar)
-        if not bar.show:
+        try:
+            a = run(record, ply, workers=procs, progress=bar)
+        finally:
+            bar.close()
+        if not sys.stderr.isatty():
             click.echo(f"analyse: done in {time.monotonic() - bar.start:.0f} s", err=True)
     except (GbotError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -10,6 +10,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -51,7 +52,7 @@ grandmaster."""
 @rule_options(*ALL)
 @click.option("--max-games", type=click.IntRange(1), default=None,
               help="Stop (resumably) after this many new games.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 def tournament(players: tuple[str, ...], scheme: str | None, length: int, games: int,
                duplicate: bool, seed: int, out: str | None, resume: str | None,
                workers: int | None, backend: str, ray_address: str | None, rules: Rules,
@@ -86,21 +87,32 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
 
-    tty = sys.stderr.isatty()
-    last = [0.0]
+    bars: list[Any] = []
 
     def show(p: object) -> None:
-        if quiet:
-            return
+        from gbot.cli.progress import progress_bar
         from gbot.tournament import Progress
 
         assert isinstance(p, Progress)
+        if quiet:
+            return
+        if not bars:
+            bars.append(progress_bar(p.units_total, "tournament",
+                                     "match" if config.length else "game",
+                                     initial=p.units_done))
+        bar = bars[0]
+        bar.n = p.units_done
+        bar.set_postfix_str(_standing(p, config.length > 0), refresh=False)
         now = time.monotonic()
-        if tty:
-            click.echo("\r\x1b[K" + p.line()[:200], nl=False, err=True)
-        elif now - last[0] >= 10 or p.units_done == p.units_total:
+        if now - last[0] >= bar.mininterval:
             last[0] = now
-            click.echo(p.line(), err=True)
+            bar.refresh()
+
+    def close() -> None:
+        if bars:
+            bars[0].close()
+
+    last = [time.monotonic()]
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -112,24 +124,32 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
                       ray_address=ray_address, progress=show, stop_after=max_games,
                       check=False)
     except KeyboardInterrupt:
+        close()
         if _games_in(folder):
-            click.echo(f"\ninterrupted; finished games are saved. Resume with: gbot "
+            click.echo(f"interrupted; finished games are saved. Resume with: gbot "
                        f"tournament --resume {folder}", err=True)
         else:
-            click.echo("\ninterrupted before any game finished", err=True)
+            click.echo("interrupted before any game finished", err=True)
         sys.exit(130)
     except GbotError as exc:
-        if tty and not quiet:
-            click.echo("", err=True)
+        close()
         if not _games_in(folder):
             raise click.ClickException(f"{exc} (no game was finished)") from None
         raise click.ClickException(f"{exc} (finished games are saved; resume with "
                                    f"gbot tournament --resume {folder})") from None
-    if tty and not quiet:
-        click.echo("", err=True)
+    close()
     click.echo(text(summarize(summary)), nl=False)
     if not summary.complete:
         click.echo(f"stopped early; resume with: gbot tournament --resume {folder}", err=True)
+
+
+def _standing(p: Any, matches: bool) -> str:
+    """The games so far (with matches) and the first pairings' points per game."""
+    parts = [f"{p.games} games"] if matches else []
+    parts += [f"{a} v {b} {ppg:+.3f} ppg ({n})" for a, b, n, ppg in p.pairings[:4]]
+    if len(p.pairings) > 4:
+        parts.append(f"+{len(p.pairings) - 4} pairings")
+    return " | ".join(parts)
 
 
 def _games_in(folder: Path) -> int:

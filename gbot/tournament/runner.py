@@ -64,8 +64,9 @@ __all__ = ["Progress", "preflight", "run",
 
 @dataclass
 class Progress:
-    """Where a run stands: units (money games or matches) done of the total, games recorded,
-    games played in this run and their rate, and each pairing's running score."""
+    """Where a run stands, as :func:`run` reports it to its ``progress`` callback: units
+    (money games or matches) done of the total, games recorded, games played in this run and
+    their rate, and each pairing's running score."""
 
     units_done: int
     units_total: int
@@ -79,38 +80,6 @@ class Progress:
     def rate(self) -> float:
         """Games per second in this run."""
         return self.new_games / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def eta(self) -> float | None:
-        """Seconds until the run is done at this run's rate (None before a game is played):
-        the units left times the games per unit so far, over the games per second."""
-        if self.rate <= 0 or self.units_done <= 0:
-            return None
-        left = max(self.units_total - self.units_done, 0)
-        return left * (self.games / self.units_done) / self.rate
-
-    def line(self) -> str:
-        """A one-line summary for a terminal."""
-        parts = [f"{self.units_done}/{self.units_total} done", f"{self.games} games",
-                 f"{self.rate:.2f} games/s"]
-        eta = self.eta
-        if eta is not None and self.units_done < self.units_total:
-            parts.append(f"ETA {_duration(eta)}")
-        for a, b, n, ppg in self.pairings[:4]:
-            parts.append(f"{a} v {b} {ppg:+.3f} ppg ({n})")
-        if len(self.pairings) > 4:
-            parts.append(f"+{len(self.pairings) - 4} pairings")
-        return " | ".join(parts)
-
-
-def _duration(seconds: float) -> str:
-    """``42s``, ``3m05s``, ``2h07m``."""
-    t = int(round(seconds))
-    if t < 60:
-        return f"{t}s"
-    if t < 3600:
-        return f"{t // 60}m{t % 60:02d}s"
-    return f"{t // 3600}h{t % 3600 // 60:02d}m"
 
 
 # --------------------------------------------------------------------------- the run

@@ -41,11 +41,16 @@ def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
 def run(out: Path, plies: int, chunk: int = 5000,
         log: Callable[[str], None] = print) -> None:
     """Label every chunk of ``positions.npz`` that has no label file yet."""
+    from gbot.cli.progress import around_bars, terminal_bar
+
     with np.load(out / "positions.npz") as z:
         boards = z["boards"]
     n_chunks = (boards.shape[0] + chunk - 1) // chunk
     t0 = time.time()
     done_rows = 0
+    had = sum(1 for c in range(n_chunks) if (out / f"label-{c:05d}.npz").exists())
+    bar = terminal_bar(n_chunks, f"label {plies}-ply", "chunk", initial=had)
+    log = around_bars(log)
     for c in range(n_chunks):
         path = out / f"label-{c:05d}.npz"
         if path.exists():
@@ -58,8 +63,10 @@ def run(out: Path, plies: int, chunk: int = 5000,
         done_rows += b.shape[0]
         rate = done_rows / max(time.time() - t0, 1e-9)
         left = sum(1 for k in range(c + 1, n_chunks) if not (out / f"label-{k:05d}.npz").exists())
+        bar.update(1)
         log(f"chunk {c + 1}/{n_chunks} labelled at {plies}-ply ({rate:.0f} rows/s, "
             f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
+    bar.close()
 
 
 _Chunk = tuple[int, npt.NDArray[np.int8], npt.NDArray[np.float32]]

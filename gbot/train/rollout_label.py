@@ -66,6 +66,12 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
     _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,
                           "checker_ply": checker_ply})
     n = boards.shape[0]
+    from gbot.cli.progress import around_bars, terminal_bar
+
+    had = sum(min(part_size, n - start) for k, start in enumerate(range(0, n, part_size))
+              if (out / f"part-{k:05d}.npz").exists())
+    bar = terminal_bar(n, "rollout labels", "position", initial=had)
+    log = around_bars(log)
     for k, start in enumerate(range(0, n, part_size)):
         part = out / f"part-{k:05d}.npz"
         if part.exists():
@@ -76,8 +82,10 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
         np.savez_compressed(tmp, boards=b, probs=probs.astype(np.float32),
                             se=se.astype(np.float32))
         tmp.replace(part)
+        bar.update(b.shape[0])
         log(f"part {k}: positions {start}..{start + b.shape[0] - 1} of {n}, mean equity SE "
             f"{float(np.nanmean(se[:, 0])):.4f}")
+    bar.close()
 
 
 def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int, seed: int,

@@ -120,6 +120,7 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         starts: npt.NDArray[np.int8] | None = None, disagreements: bool = False) -> None:
     """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
     opening or, given ``starts``, from those boards in turn."""
+    from gbot.cli.progress import around_bars, terminal_bar
 
     out.mkdir(parents=True, exist_ok=True)
     nets = None
@@ -130,6 +131,8 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
     t0 = time.time()
     n_rows = 0
     n_chunks = (games + chunk_games - 1) // chunk_games
+    bar = terminal_bar(games, "selfplay", "game", initial=min(games, start_chunk * chunk_games))
+    log = around_bars(log)
     for c in range(start_chunk, n_chunks):
         parts = []
         for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
@@ -137,6 +140,7 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
             b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards, start,
                                    disagreements)
             parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
+            bar.update(1)
         b = np.concatenate([x[0] for x in parts])
         p = np.concatenate([x[1] for x in parts])
         f = np.concatenate([x[2] for x in parts])
@@ -153,6 +157,7 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         log(f"chunk {c + 1}/{n_chunks}: games {c * chunk_games}.."
             f"{min(games, (c + 1) * chunk_games) - 1}, {b.shape[0]} positions "
             f"({rate:.0f}/s, ETA {eta / 60:.1f} min)")
+    bar.close()
 
 
 def load(folder: Path, played_only: bool = False

@@ -47,21 +47,27 @@ def run(checkpoint: Path, games: int, hidden: int = 128, seed: int = 11, alpha: 
         log(f"resumed at game {done}")
     else:
         w = init_weights(hidden, seed)
+    from gbot.cli.progress import around_bars, terminal_bar
+
     esc = escape_table()
     t0 = time.time()
     start = done
+    bar = terminal_bar(games, "td", "game", initial=min(done, games))
+    log = around_bars(log)
     while done < games:
         n = min(block, games - done)
         stats = np.zeros(3)
         td_games(n, seed * 1_000_003 + done, w["w1"], w["b1"], w["w2"], w["b2"], alpha,
                  lam, eps, esc, stats)
         done += n
+        bar.update(n)
         rate = (done - start) / max(time.time() - t0, 1e-9)
         log(f"td games {done}/{games}: {stats[1] / n:.1f} positions/game, "
             f"TD error {stats[2]:.5f}, {rate:.1f} games/s")
         tmp = checkpoint.with_name(checkpoint.name + ".tmp.npz")
         np.savez(tmp, games=done, settings=np.array(json.dumps(settings)), **w)
         tmp.replace(checkpoint)
+    bar.close()
     params = {k: v.astype(np.float32) for k, v in w.items()}
     return Networks({name: params for name in NET_NAMES}, "sigmoid",
                     meta={"td": {**settings, "games": done}})

@@ -130,6 +130,11 @@ def run(out: Path, teacher: str, plies: int, workers: int = 2, chunk: int = 5000
         f"({n} positions, {workers} workers)")
     if not todo:
         return
+    from gbot.cli.progress import around_bars, terminal_bar
+
+    bar = terminal_bar(n_chunks, f"{teacher} {plies}-ply", "chunk",
+                       initial=n_chunks - len(todo))
+    log = around_bars(log)
     t0 = time.time()
     rows = 0
     init = (str(out), teacher, plies, str(weights) if weights else None)
@@ -139,4 +144,6 @@ def run(out: Path, teacher: str, plies: int, workers: int = 2, chunk: int = 5000
             rows += got
             rate = rows / max(time.time() - t0, 1e-9)
             left = (len(todo) - k) * chunk / max(rate, 1e-9)
+            bar.update(1)
             log(f"{k}/{len(todo)} chunks ({rate:.0f} rows/s, ETA {left / 60:.1f} min)")
+    bar.close()
