@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import gbot.cli.progress as progress
+import gbot.analysis.progress as progress
 from gbot.cli import main
 
 DATA = Path(__file__).parent / "data"

@@ -15,7 +15,7 @@ from gbot.tournament.report import format_rating, running_svg
 def test_progress_line_has_an_eta(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
-    import gbot.cli.progress as progress
+    import gbot.analysis.progress as progress
 
     monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)       # a line for every report
     out = Path(str(tmp_path)) / "t"

@@ -19,7 +19,8 @@ __all__ = ["COMMANDS"]
 
 
 class _Bar:
-    """A ``progress(done, total)`` callback drawn as a bar on stderr (:mod:`gbot.cli.progress`)."""
+    """A ``progress(done, total)`` callback drawn as a bar on stderr
+    (:mod:`gbot.analysis.progress`)."""
 
     def __init__(self, label: str, unit: str) -> None:
         self.label = label
@@ -29,7 +30,7 @@ class _Bar:
         self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
-        from gbot.cli.progress import progress_bar
+        from gbot.analysis.progress import progress_bar
 
         if total <= 0:
             return

@@ -90,7 +90,7 @@ def tournament(players: tuple[str, ...], scheme: str | None, length: int, games:
     bars: list[Any] = []
 
     def show(p: object) -> None:
-        from gbot.cli.progress import progress_bar
+        from gbot.analysis.progress import progress_bar
         from gbot.tournament import Progress
 
         assert isinstance(p, Progress)

@@ -41,7 +41,7 @@ def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
 def run(out: Path, plies: int, chunk: int = 5000,
         log: Callable[[str], None] = print) -> None:
     """Label every chunk of ``positions.npz`` that has no label file yet."""
-    from gbot.cli.progress import around_bars, terminal_bar
+    from gbot.analysis.progress import around_bars, terminal_bar
 
     with np.load(out / "positions.npz") as z:
         boards = z["boards"]

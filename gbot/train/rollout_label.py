@@ -66,7 +66,7 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
     _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,
                           "checker_ply": checker_ply})
     n = boards.shape[0]
-    from gbot.cli.progress import around_bars, terminal_bar
+    from gbot.analysis.progress import around_bars, terminal_bar
 
     had = sum(min(part_size, n - start) for k, start in enumerate(range(0, n, part_size))
               if (out / f"part-{k:05d}.npz").exists())

@@ -120,7 +120,7 @@ def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.
         starts: npt.NDArray[np.int8] | None = None, disagreements: bool = False) -> None:
     """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
     opening or, given ``starts``, from those boards in turn."""
-    from gbot.cli.progress import around_bars, terminal_bar
+    from gbot.analysis.progress import around_bars, terminal_bar
 
     out.mkdir(parents=True, exist_ok=True)
     nets = None

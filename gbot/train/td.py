@@ -47,7 +47,7 @@ def run(checkpoint: Path, games: int, hidden: int = 128, seed: int = 11, alpha: 
         log(f"resumed at game {done}")
     else:
         w = init_weights(hidden, seed)
-    from gbot.cli.progress import around_bars, terminal_bar
+    from gbot.analysis.progress import around_bars, terminal_bar
 
     esc = escape_table()
     t0 = time.time()

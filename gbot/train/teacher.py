@@ -130,7 +130,7 @@ def run(out: Path, teacher: str, plies: int, workers: int = 2, chunk: int = 5000
         f"({n} positions, {workers} workers)")
     if not todo:
         return
-    from gbot.cli.progress import around_bars, terminal_bar
+    from gbot.analysis.progress import around_bars, terminal_bar
 
     bar = terminal_bar(n_chunks, f"{teacher} {plies}-ply", "chunk",
                        initial=n_chunks - len(todo))
