@@ -1,8 +1,10 @@
 """Mutation fuzzing of every text surface gbot reads: hostile input must give a value or a
 ``GbotError`` (or a protocol error reply) within 100 ms, never another exception.
 
-Usage: ``python scripts/fuzz.py [--inputs N] [--seed S] [--surface NAME ...]``. Prints a table
-per surface (inputs, crashes, slowest input, inputs over the limit); exit status 1 on any crash.
+Usage: ``python scripts/fuzz.py [--inputs N] [--seed S] [-j WORKERS] [--surface NAME ...]``.
+Prints a table per surface (inputs, crashes, slowest input, inputs over the limit); exit status
+1 on any crash. With ``-j``, each worker process fuzzes its share of every surface with its own
+mutations (seeded by the seed and the worker's number).
 The same surfaces and mutations drive ``tests/test_fuzz.py``.
 """
 
@@ -301,9 +303,10 @@ class Tally:
 
 
 def run(surface: Surface, n: int, rng: random.Random, tally: Tally,
-        tick: Callable[[int], None] = lambda _n: None) -> None:
-    """``n`` inputs of ``surface`` (its hostile cases and seeds first) into ``tally``."""
-    fixed = HOSTILE.get(surface.name, []) + surface.seeds
+        tick: Callable[[int], None] = lambda _n: None, fixed_first: bool = True) -> None:
+    """``n`` inputs of ``surface`` (its hostile cases and seeds first unless not
+    ``fixed_first``) into ``tally``."""
+    fixed = HOSTILE.get(surface.name, []) + surface.seeds if fixed_first else []
     for seed in surface.seeds:                    # loads networks, compiles kernels
         classify(surface.call, seed)
     t0 = time.perf_counter()
@@ -323,12 +326,54 @@ def run(surface: Surface, n: int, rng: random.Random, tally: Tally,
     tally.seconds += time.perf_counter() - t0
 
 
+def _worker(names: list[str], shares: list[int], seed: int, worker: int,
+            workers: int) -> dict[str, Tally]:
+    """Worker ``worker`` of ``workers``: its part of each named surface's share."""
+    table = {s.name: s for s in surfaces()}
+    out: dict[str, Tally] = {}
+    for name, n in zip(names, shares, strict=True):
+        part = n // workers + (1 if worker < n % workers else 0)
+        out[name] = Tally()
+        run(table[name], part, random.Random(f"{seed}:{worker}:{name}"), out[name],
+            fixed_first=worker == 0)
+    return out
+
+
+def _fuzz(table: list[Surface], shares: list[int], seed: int, workers: int,
+          tick: Callable[[int], None]) -> dict[str, Tally]:
+    """Every surface's tally: in this process, or summed over ``workers`` processes."""
+    tallies: dict[str, Tally] = {}
+    if workers <= 1:
+        for s, n in zip(table, shares, strict=True):
+            tallies[s.name] = Tally()
+            run(s, n, random.Random(f"{seed}:{s.name}"), tallies[s.name], tick)
+        return tallies
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    names = [s.name for s in table]
+    with ProcessPoolExecutor(workers) as pool:
+        futures = [pool.submit(_worker, names, shares, seed, w, workers)
+                   for w in range(workers)]
+        for f in as_completed(futures):
+            for name, t in f.result().items():
+                into = tallies.setdefault(name, Tally())
+                into.inputs += t.inputs
+                into.crashes += t.crashes
+                into.over += t.over
+                into.seconds += t.seconds
+                if t.slowest_ms > into.slowest_ms:
+                    into.slowest_ms, into.slowest = t.slowest_ms, t.slowest
+            tick(sum(t.inputs for t in f.result().values()))
+    return tallies
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the fuzzer; 1 on any crash."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--surface", action="append", help="only these surfaces")
+    ap.add_argument("-j", "--workers", type=int, default=1, help="worker processes")
     args = ap.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
     table = [s for s in surfaces() if not args.surface or s.name in args.surface]
@@ -350,10 +395,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\r{done:>9}/{total} inputs, {rate:,.0f}/s, ETA {eta / 60:.1f} min",
                   end="", file=sys.stderr, flush=True)
 
-    tallies: dict[str, Tally] = {}
-    for s, n in zip(table, shares, strict=True):
-        tallies[s.name] = Tally()
-        run(s, n, random.Random(f"{args.seed}:{s.name}"), tallies[s.name], tick)
+    tallies = _fuzz(table, shares, args.seed, args.workers, tick)
     print(file=sys.stderr)
     print(f"{'surface':<13} {'inputs':>9} {'inputs/s':>9} {'crashes':>8} {'slowest ms':>11} "
           f"{'>100 ms':>8}")
