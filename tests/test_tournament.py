@@ -46,7 +46,7 @@ needs_gnubg = pytest.mark.skipif(GNUBG is None, reason="Debian's gnubg is not in
 SLOW = os.environ.get("GBOT_SLOW") == "1"
 
 VOLATILE = ("seconds", "engines")
-H = "gbot,eval=heuristic"
+H = "gbot,eval=heuristic,ply=0"
 """gbot's built-in heuristic: deterministic, fast, and independent of the networks, for the
 tests whose oracle is bookkeeping rather than strength."""
 
@@ -79,7 +79,7 @@ def _games(folder: Path) -> dict[tuple[int, ...], dict[str, Any]]:
 
 
 @pytest.mark.parametrize("text, kind, options, address, label", [
-    ("gbot", "gbot", (), "", "gbot-0ply"),
+    ("gbot", "gbot", (), "", "gbot-2ply"),
     ("gbot,ply=2", "gbot", (("ply", "2"),), "", "gbot-2ply"),
     ("gbot,ply=1,weights=/x/my nets.npz,name=mine", "gbot",
      (("ply", "1"), ("weights", "/x/my nets.npz")), "", "mine"),
@@ -126,7 +126,7 @@ def test_config_checks() -> None:
     with pytest.raises(TournamentError, match="named 'x'"):
         TournamentConfig(("gbot,name=x", "random,name=x")).specs()
     cfg = TournamentConfig(("gbot", "gbot", "random", "random"), scheme="round-robin", games=5)
-    assert cfg.labels == ["gbot-0ply", "gbot-0ply-2", "random", "random-2"]
+    assert cfg.labels == ["gbot-2ply", "gbot-2ply-2", "random", "random-2"]
     assert cfg.pairings() == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     assert cfg.units == 3 and cfg.total_units == 6 * 3 * 2
     g = TournamentConfig(("gbot", "random", "gnubg"), scheme="gauntlet", games=4,

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import gbot
 from gbot.adapters.ubgi import UbgiSession, move_payload
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.game.match import MatchState, Rules
 
 DATA = Path(__file__).resolve().parent / "data" / "ubgi"
@@ -166,7 +166,7 @@ def test_duel_against_a_random_player_through_the_process(evaluator: gbot.Evalua
     board: each bestmove is legal, bestmoveid is its result, and both equal the engine's
     choice in process."""
     rng = random.Random(20261201)
-    engine = Engine(evaluator=evaluator, rules=Rules(jacoby=True, beavers=False))
+    engine = Engine(evaluator=evaluator, ply=PLAY_PLY, rules=Rules(jacoby=True, beavers=False))
     proc = _gbot_ubgi()
     r = _Runner(proc)
     try:

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.errors import FieldError, GbotError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.fields import parse_choice, parse_int
@@ -138,7 +138,7 @@ class _Option:
 
 
 OPTIONS = (
-    _Option("Ply", "engine.gnubg_ply", "spin", "0", 0, 2,
+    _Option("Ply", "engine.gnubg_ply", "spin", str(PLAY_PLY), 0, 2,
             help="look-ahead in gnubg's numbering (0-ply = static evaluation)"),
     _Option("EvalMode", "engine.evalmode", "combo", "cubeful", choices=("cubeless", "cubeful"),
             help="checker play by cubeless equity, or by the score and cube"),
@@ -167,7 +167,7 @@ class UbgiSession:
     """
 
     def __init__(self, make_engine: Callable[[Rules, int], Any] | None = None,
-                 ply: int = 0, name: str = f"gbot {__version__}") -> None:
+                 ply: int = PLAY_PLY, name: str = f"gbot {__version__}") -> None:
         self._make = make_engine if make_engine is not None else _default_factory()
         self._engines: dict[tuple[Rules, int], Any] = {}
         self._warm = make_engine is not None
@@ -539,7 +539,8 @@ def run_session(lines: Iterable[str], out: TextIO, session: UbgiSession | None =
     return 0
 
 
-def main(stdin: TextIO | None = None, stdout: TextIO | None = None, ply: int = 0) -> int:
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None,
+         ply: int = PLAY_PLY) -> int:
     """``gbot ubgi``: a session on stdin/stdout."""
     return run_session(stdin if stdin is not None else sys.stdin,
                        stdout if stdout is not None else sys.stdout, UbgiSession(ply=ply))

@@ -23,8 +23,9 @@ __all__ = ["tournament"]
 _PLAYERS_HELP = """\
 Players: gbot[,ply=N][,weights=FILE|,eval=heuristic] | gnubg[,ply=N|,skill=LEVEL][,noise=X] |
 external:HOST:PORT (or HOST:PORT) | gnubgnn[,ply=N] | random; each may end with ,name=LABEL.
-gnubg skill levels: beginner, casual, intermediate, advanced, expert, worldclass,
-grandmaster."""
+Without ply=, gbot and gnubg play their own default player (gbot 2-ply as gbot serve plays,
+gnubg World class, 2-ply); gnubgnn 0-ply. gnubg skill levels: beginner, casual,
+intermediate, advanced, expert, worldclass, grandmaster."""
 
 
 @click.command(epilog=_PLAYERS_HELP)

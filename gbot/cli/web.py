@@ -84,8 +84,9 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
 
 
 @click.command()
-@click.option("--ply", type=click.IntRange(0, 2), default=0, show_default=True,
-              help="Look-ahead in gnubg's numbering (the Ply option; engine.ply is one more).")
+@click.option("--ply", type=click.IntRange(0, 2), default=PLAY_PLY, show_default=True,
+              help="Look-ahead in gnubg's numbering (the Ply option; engine.ply is one more); "
+                   "0 for speed.")
 def ubgi(ply: int) -> None:
     """Speak UBGI (the Universal Backgammon Interface) on stdin and stdout.
 

@@ -17,12 +17,14 @@ referee's :class:`~gbot.game.match.MatchState` (``state.player_to_act`` is me):
 
 The kinds of player:
 
-* ``gbot`` (:class:`EnginePlayer`): :class:`gbot.engine.engine.Engine` in-process, at ``ply=N``,
+* ``gbot`` (:class:`EnginePlayer`): :class:`gbot.engine.engine.Engine` in-process, at ``ply=N``
+  (default: :data:`DEFAULT_PLY`, the engine's own default, as ``gbot serve`` plays),
   optionally with ``weights=PATH``; ``eval=heuristic`` plays the engine's built-in heuristic
   (otherwise networks that cannot be loaded are an error, never a silent fallback).
 * ``gnubg`` (:class:`GnubgPlayer`): GNU Backgammon started as ``gnubg -t`` and told
   ``external 127.0.0.1:PORT``, so that it answers as an external-player server; ``ply=N`` or a
-  ``skill=`` level, ``noise=X``, ``binary=PATH``. The player starts and stops the process.
+  ``skill=`` level (default: 2-ply, gnubg's own default "World class" player), ``noise=X``,
+  ``binary=PATH``. The player starts and stops the process.
   Resignations offered to it are decided from gnubg's own ``evaluation`` of the position
   (gnubg 1.07's server would accept every one).
 * ``external:HOST:PORT`` or ``HOST:PORT`` (:class:`ExternalPlayer`): any program serving
@@ -60,7 +62,7 @@ from gbot.analysis.workers import die_with_parent
 from gbot.core.board import flip_py
 from gbot.cube.decision import board_cube_life, context_from_state
 from gbot.cube.resign import should_accept
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.errors import IllegalMoveError, MoveParseError, PlayerError, TournamentError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.match import MatchState, Rules
@@ -98,6 +100,10 @@ GNUBG_SKILLS: dict[str, tuple[int, float]] = {
 }
 """gnubg's named playing levels as ``(plies, noise)``: its published settings for checker play
 and cube decisions (gnubg's own move filters stay at their defaults)."""
+
+DEFAULT_PLY = {"gbot": PLAY_PLY, "gnubg": GNUBG_SKILLS["worldclass"][0]}
+"""The look-ahead of a seat that names none: each engine's own default player (gbot's
+:data:`~gbot.engine.engine.PLAY_PLY`, gnubg's "World class"); 0 for the others."""
 
 _OPTIONS = {
     "gbot": ("ply", "weights", "eval"),
@@ -176,7 +182,8 @@ class PlayerSpec:
         """The look-ahead the spec asks for (gnubg: from its skill level too)."""
         if self.kind == "gnubg" and self.option("skill"):
             return GNUBG_SKILLS[str(self.option("skill"))][0]
-        return int(self.option("ply", "0") or 0)
+        given = self.option("ply")
+        return int(given) if given else DEFAULT_PLY.get(self.kind, 0)
 
     def text(self) -> str:
         """The canonical spec text (parses back to an equal spec)."""
