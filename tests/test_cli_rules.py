@@ -70,6 +70,7 @@ def test_serve_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_web_builds_the_rules_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("uvicorn")
+    pytest.importorskip("pydantic")
     import uvicorn
 
     import gbot.adapters.web.app as app

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("starlette")
+pytest.importorskip("pydantic")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 

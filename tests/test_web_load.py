@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
+pytest.importorskip("pydantic")
 uvicorn = pytest.importorskip("uvicorn")
 
 import gbot.adapters.web.app as app_mod  # noqa: E402

@@ -365,8 +365,12 @@ async def _json_body(request: Request, limit: int, seconds: float) -> Mapping[st
         raise RequestError(f"the body nests arrays and objects {depth} deep, at most "
                            f"{MAX_JSON_DEPTH}")
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RequestError(f"the body is not UTF-8: {exc}") from None
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise RequestError(f"the body is not JSON: {exc}") from None
     if not isinstance(body, dict):
         raise RequestError("the body must be a JSON object")

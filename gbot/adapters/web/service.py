@@ -13,7 +13,8 @@ Two families of questions, both answered by the one decision engine
   any notation gbot reads (Position ID, ``PID:MatchID``, XGID, a FIBS or gnubg ``board:``
   line), the rule switches and the ply.
 
-Every bad input raises :class:`RequestError` with a one-line message quoting the input.
+The requests are read by the models of :mod:`gbot.adapters.web.models`; every bad input raises
+:class:`RequestError` with a one-line message naming the field and quoting the input.
 """
 
 from __future__ import annotations
@@ -23,21 +24,25 @@ import math
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
+from gbot.adapters.web.models import (
+    MAX_PLY,
+    EvalQuery,
+    MoveQuery,
+    PositionRequest,
+    validate,
+)
 from gbot.analysis.rollout import Rollout, RolloutSettings
 from gbot.engine.engine import Engine, cubeless_equity
 from gbot.engine.hints import cube_hint, play_hints, resign_hint, take_hint
-from gbot.errors import FieldError, GbotError
+from gbot.errors import GbotError
 from gbot.eval.evaluator import Evaluator
-from gbot.game.fields import parse_int, quote
-from gbot.game.match import CENTRE, MAX_MATCH_LENGTH, SWITCHES, MatchState, Rules
+from gbot.game.match import CENTRE, SWITCHES, MatchState, Rules
 from gbot.game.position import Play, Position
 from gbot.game.position_text import Situation, read_situation
 
 __all__ = [
-    "MAX_CHECKERS",
-    "MAX_MATCH_LENGTH",
     "MAX_PLY",
     "ROLLOUT_STEP",
     "Cancelled",
@@ -46,20 +51,11 @@ __all__ = [
     "Situation",
     "cancellable",
     "check_cancelled",
-    "parse_dice",
-    "parse_pips",
-    "parse_position_text",
-    "parse_rules",
+    "read_position",
 ]
 
-MAX_PLY = 2
-"""Deepest look-ahead a request may ask for (the bound on its running time)."""
-MAX_CHECKERS = 15
-MAX_TEXT = 400
-"""Longest position text (a FIBS board line is about 150 characters)."""
-RULE_KEYS = ("jacoby", "beavers", "cube", "cube_cap", "end_mode", "caucasian")
-
 Json = dict[str, Any]
+Q = TypeVar("Q", bound=EvalQuery)
 
 
 class RequestError(GbotError, ValueError):
@@ -96,136 +92,45 @@ def check_cancelled(*_progress: int) -> None:
         raise Cancelled("the computation was stopped")
 
 
-# --- input parsing -------------------------------------------------------------------------
+# --- reading requests ---------------------------------------------------------------------
 
 
-MAX_INT_TEXT = 999_999
-"""Largest magnitude a number in a query string or JSON string may spell (each field's own
-range, narrower, is checked where it is used)."""
-
-
-def _int(value: Any, name: str, signed: bool = False) -> int:
-    """An integer from a query string or JSON value: a JSON integer, or a string of ASCII
-    digits (:func:`gbot.game.fields.parse_int`; a sign only where ``signed``) of at most
-    :data:`MAX_INT_TEXT`. Bools, floats and other text are refused."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        try:
-            return parse_int(value.strip(), name, -MAX_INT_TEXT if signed else 0, MAX_INT_TEXT)
-        except FieldError:
-            pass
-    raise RequestError(f"{name} must be an integer, got {quote(value)}")
-
-
-def parse_pips(params: Mapping[str, Any]) -> Position:
-    """The position of wildbg's ``p0`` .. ``p25`` (missing points are empty)."""
-    board = [0] * 26
-    for i in range(26):
-        raw = params.get(f"p{i}")
-        if raw is None or raw == "":
-            continue
-        v = _int(raw, f"p{i}", signed=True)
-        if not -MAX_CHECKERS <= v <= MAX_CHECKERS:
-            raise RequestError(f"p{i} must be between -15 and 15, got {v}")
-        board[i] = v
-    if board[0] > 0:
-        raise RequestError(f"p0 is the bar of o (the opponent): it needs a count <= 0, "
-                           f"got {board[0]}")
-    if board[25] < 0:
-        raise RequestError(f"p25 is the bar of x (on roll): it needs a count >= 0, "
-                           f"got {board[25]}")
-    mine = sum(v for v in board if v > 0)
-    theirs = -sum(v for v in board if v < 0)
-    if mine > MAX_CHECKERS:
-        raise RequestError(f"player x has {mine} checkers on the board, at most 15")
-    if theirs > MAX_CHECKERS:
-        raise RequestError(f"player o has {theirs} checkers on the board, at most 15")
+def _query(model: type[Q], params: Mapping[str, Any]) -> Q:
+    """wildbg's query parameters read into ``model`` (an empty value counts as absent)."""
     try:
-        return Position(board)
-    except GbotError as exc:
+        return validate(model, {k: v for k, v in params.items() if v != ""})
+    except ValueError as exc:
         raise RequestError(str(exc)) from None
 
 
-def parse_dice(die1: Any, die2: Any) -> tuple[int, int]:
-    """Two dice 1..6."""
-    if die1 is None or die2 is None:
-        raise RequestError("die1 and die2 are required, each 1 to 6")
-    d1, d2 = _int(die1, "die1"), _int(die2, "die2")
-    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise RequestError(f"dice must be between 1 and 6, got {d1} and {d2}")
-    return d1, d2
+def _board(query: EvalQuery) -> Position:
+    """The position of a query's ``p0`` .. ``p25``, refused when the game is over."""
+    try:
+        pos = Position(query.board())
+    except GbotError as exc:
+        raise RequestError(str(exc)) from None
+    if pos.is_over():
+        raise RequestError("the game is over: a side has no checkers left")
+    return pos
 
 
-def _dice_value(value: Any) -> tuple[int, int] | None:
-    """Dice of a JSON body: ``"65"``, ``"6-5"``, ``[6, 5]`` or null."""
-    if value is None or value == "" or value == []:
-        return None
-    if isinstance(value, list) and len(value) == 2:
-        return parse_dice(value[0], value[1])
-    if isinstance(value, str) and len(value) <= 5:
-        digits = [c for c in value if c in "0123456789"]
-        if len(digits) == 2:
-            return parse_dice(digits[0], digits[1])
-    raise RequestError(f"dice must be two dice 1 to 6 such as \"65\" or [6, 5], "
-                       f"got {quote(value)}")
-
-
-def parse_away(params: Mapping[str, Any]) -> tuple[int, int, bool]:
-    """wildbg's ``x_away``/``o_away`` (both 0 or absent: money) plus gbot's ``crawford``."""
-    xa_raw, oa_raw = params.get("x_away"), params.get("o_away")
-    xa = 0 if xa_raw in (None, "") else _int(xa_raw, "x_away")
-    oa = 0 if oa_raw in (None, "") else _int(oa_raw, "o_away")
-    if (xa == 0) != (oa == 0):
-        raise RequestError(f"x_away and o_away are both 0 (money) or both at least 1, "
-                           f"got {xa} and {oa}")
-    if xa < 0 or oa < 0 or max(xa, oa) > MAX_MATCH_LENGTH:
-        raise RequestError(f"x_away and o_away must be 1 to {MAX_MATCH_LENGTH}, "
-                           f"got {xa} and {oa}")
-    crawford = _flag(params.get("crawford"), "crawford")
-    if crawford and 1 not in (xa, oa):
-        raise RequestError("the Crawford game needs a player 1 away")
-    return xa, oa, crawford
-
-
-def _flag(value: Any, name: str) -> bool:
-    if value is None or value == "":
-        return False
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on"):
-        return True
-    if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
-        return False
-    raise RequestError(f"{name} must be true or false, got {quote(value)}")
-
-
-def away_state(xa: int, oa: int, crawford: bool, rules: Rules) -> MatchState:
-    """The match state of x (player 0, on roll) ``xa`` away and o ``oa`` away, cube centred."""
+def away_state(query: EvalQuery, rules: Rules) -> MatchState:
+    """The match state of x (player 0, on roll) ``x_away`` away and o ``o_away`` away
+    (both 0: money), cube centred."""
+    xa, oa = query.x_away, query.o_away
     if xa == 0:
         return MatchState(rules=rules)
     length = max(xa, oa)
-    return MatchState(match_length=length, score=(length - xa, length - oa), crawford=crawford,
-                      crawford_done=crawford or 1 in (xa, oa), rules=rules)
+    return MatchState(match_length=length, score=(length - xa, length - oa),
+                      crawford=query.crawford, crawford_done=query.crawford or 1 in (xa, oa),
+                      rules=rules)
 
 
-def parse_rules(body: Mapping[str, Any], base: Rules) -> Rules:
-    """``base`` with the switches of ``body`` applied: each of
-    :data:`gbot.game.match.SWITCHES` by its HTTP name (``jacoby``, ``beavers``, ``cube``,
-    ``cube_cap``, ``end_mode``, ``caucasian``, ...)."""
-    changes: dict[str, Any] = {}
-    for switch in SWITCHES:
-        if switch.key not in body:
-            continue
-        value = body[switch.key]
-        if not switch.choices:
-            changes[switch.field] = _json_bool(value, switch.key)
-        elif isinstance(switch.choices[0], int):
-            changes[switch.field] = _int(value, switch.key)
-        elif not isinstance(value, str):
-            raise RequestError(f"{switch.key} must be a string, got {quote(value)}")
-        else:
-            changes[switch.field] = value
+def _rules(request: PositionRequest, base: Rules) -> Rules:
+    """``base`` with the switches the request gives (by their HTTP names,
+    :data:`gbot.game.match.SWITCHES`)."""
+    given = request.rules.model_fields_set
+    changes = {s.field: getattr(request.rules, s.key) for s in SWITCHES if s.key in given}
     if not changes:
         return base
     try:
@@ -234,24 +139,12 @@ def parse_rules(body: Mapping[str, Any], base: Rules) -> Rules:
         raise RequestError(str(exc)) from None
 
 
-def _json_bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise RequestError(f"{name} must be true or false, got {quote(value)}")
-    return value
-
-
-def parse_position_text(text: Any, rules: Rules, match_id: Any = None) -> Situation:
+def read_position(text: str, rules: Rules, match_id: str | None = None) -> Situation:
     """A :class:`Situation` from a Position ID, ``PID:MatchID``, an XGID or a ``board:`` line.
 
     ``rules`` are the switches to decide under (:func:`gbot.game.position_text.read_situation`,
     an XGID's own switches win); a finished match is refused.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise RequestError(f"position must be a non-empty string, got {quote(text)}")
-    if len(text) > MAX_TEXT:
-        raise RequestError(f"position text is {len(text)} characters long, at most {MAX_TEXT}")
-    if match_id is not None and not isinstance(match_id, str):
-        raise RequestError(f"match_id must be a string, got {quote(match_id)}")
     try:
         sit = read_situation(text, rules, match_id)
     except GbotError as exc:
@@ -261,26 +154,6 @@ def parse_position_text(text: Any, rules: Rules, match_id: Any = None) -> Situat
         raise RequestError(f"the match is over: score {state.score[0]}-{state.score[1]} "
                            f"to {state.match_length}")
     return sit
-
-
-def _ply(body: Mapping[str, Any], default: int) -> int:
-    if "ply" not in body or body["ply"] is None:
-        return default
-    p = _int(body["ply"], "ply")
-    if not 0 <= p <= MAX_PLY:
-        raise RequestError(f"ply must be 0 to {MAX_PLY}, got {p}")
-    return p
-
-
-def _count(body: Mapping[str, Any]) -> int | None:
-    """``count`` of a hint request: how many plays to list (None: all; default 5)."""
-    count = body.get("count", 5)
-    if count is None:
-        return None
-    n = _int(count, "count")
-    if not 1 <= n <= 1000:
-        raise RequestError(f"count must be 1 to 1000 or null (all), got {n}")
-    return n
 
 
 # --- reply pieces ----------------------------------------------------------------------------
@@ -365,14 +238,11 @@ class Service:
     # --- wildbg --------------------------------------------------------------------------
     def wildbg_move(self, params: Mapping[str, Any]) -> Json:
         """``GET /move``: every legal play of the dice, the engine's choice first."""
-        pos = parse_pips(params)
-        dice = parse_dice(params.get("die1"), params.get("die2"))
-        xa, oa, crawford = parse_away(params)
-        ply = _ply({"ply": params.get("ply")} if params.get("ply") not in (None, "") else {},
-                   self.ply)
-        state = away_state(xa, oa, crawford, self.rules)
-        if pos.is_over():
-            raise RequestError("the game is over: a side has no checkers left")
+        query = _query(MoveQuery, params)
+        pos = _board(query)
+        dice = (query.die1, query.die2)
+        ply = self.ply if query.ply is None else query.ply
+        state = away_state(query, self.rules)
         eng = self.engine(self.rules, ply)
         if eng.plays_by_state(state):       # match play: ranked by match winning chance
 
@@ -392,11 +262,9 @@ class Service:
 
     def wildbg_eval(self, params: Mapping[str, Any]) -> Json:
         """``GET /eval``: cubeless probabilities and whether x doubles and o accepts."""
-        pos = parse_pips(params)
-        xa, oa, crawford = parse_away(params)
-        if pos.is_over():
-            raise RequestError("the game is over: a side has no checkers left")
-        state = away_state(xa, oa, crawford, self.rules)
+        query = _query(EvalQuery, params)
+        pos = _board(query)
+        state = away_state(query, self.rules)
         eng = self.engine(self.rules, self.ply)
         probs = eng.probabilities(pos)
         double, accept = self._cube_pair(eng, pos, state)
@@ -413,29 +281,18 @@ class Service:
         return double, eng.respond_double(pos.swapped(), doubled) != "drop"
 
     # --- native ----------------------------------------------------------------------------
-    def _situation(self, body: Mapping[str, Any]) -> tuple[Situation, Rules, int]:
-        if not isinstance(body, Mapping):
-            raise RequestError("the body must be a JSON object")
-        unknown = sorted(set(body) - {"position", "match_id", "dice", "ply", "count", "rules",
-                                      "trials", "seed"})
-        if unknown:
-            raise RequestError(f"unknown field {quote(unknown[0])}")
-        rules_body = body.get("rules", {})
-        if not isinstance(rules_body, Mapping):
-            raise RequestError(f"rules must be an object, got {quote(rules_body)}")
-        bad = sorted(set(rules_body) - set(RULE_KEYS))
-        if bad:
-            raise RequestError(f"unknown rule {quote(bad[0])}; rules are {', '.join(RULE_KEYS)}")
-        rules = parse_rules(rules_body, self.rules)
-        sit = parse_position_text(body.get("position"), rules, body.get("match_id"))
-        if "dice" in body:
-            dice = _dice_value(body["dice"])
-            if dice is not None:
-                sit = Situation(sit.position, sit.state, dice)
+    def _situation(self, body: Any) -> tuple[PositionRequest, Situation, int]:
+        """The request read from a JSON body, its situation and its ply."""
+        try:
+            request = validate(PositionRequest, body)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        sit = read_position(request.position, _rules(request, self.rules), request.match_id)
+        if request.dice is not None:
+            sit = Situation(sit.position, sit.state, request.dice)
         if sit.position.is_over():
             raise RequestError("the game is over: a side has no checkers left")
-        _count(body)
-        return sit, sit.state.rules, _ply(body, self.ply)
+        return request, sit, self.ply if request.ply is None else request.ply
 
     def _header(self, sit: Situation, ply: int) -> Json:
         pos, st = sit.position, sit.state
@@ -454,10 +311,10 @@ class Service:
         them (its choice first); without, the cube decision; with a double pending, the
         answer to it; with a resignation pending, whether to accept it."""
 
-        sit, rules, ply = self._situation(body)
-        n = _count(body)
+        request, sit, ply = self._situation(body)
+        n = request.count
         out = self._header(sit, ply)
-        eng = self.engine(rules, ply)
+        eng = self.engine(sit.state.rules, ply)
         st = sit.state
         if st.resign_offered:
             r = resign_hint(eng, sit.position, st)
@@ -500,8 +357,8 @@ class Service:
         cubeful equity of the right cube action (money) or cubeless and cubeful match winning
         chances and EMG (match), and the cube decision's words."""
 
-        sit, rules, ply = self._situation(body)
-        eng = self.engine(rules, ply)
+        _, sit, ply = self._situation(body)
+        eng = self.engine(sit.state.rules, ply)
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         h = cube_hint(eng, sit.position, st)
@@ -526,8 +383,8 @@ class Service:
         """``POST /cube``: the cube decision of the side on roll and the opponent's answer
         (with a double pending in the notation, also the taker's figures)."""
 
-        sit, rules, ply = self._situation(body)
-        eng = self.engine(rules, ply)
+        _, sit, ply = self._situation(body)
+        eng = self.engine(sit.state.rules, ply)
         out = self._header(sit, ply)
         out["cube"] = self._cube_json(eng, sit)
         if sit.state.double_offered:
@@ -563,14 +420,9 @@ class Service:
         by the 0-ply cube model): of the plays of the dice (the ``count`` best at 0-ply, at
         most :data:`MAX_ROLLOUT_PLAYS`), else of the cube decision and the position."""
 
-        sit, rules, ply = self._situation(body)
-        trials = _int(body.get("trials", DEFAULT_TRIALS), "trials")
-        if not 1 <= trials <= MAX_TRIALS:
-            raise RequestError(f"trials must be 1 to {MAX_TRIALS}, got {trials}")
-        seed = _int(body.get("seed", 1), "seed", signed=True)
-        if not 0 <= seed < 2**32:
-            raise RequestError(f"seed must be 0 to 2**32-1, got {seed}")
-        if rules.caucasian:
+        request, sit, ply = self._situation(body)
+        trials, seed = request.trials, request.seed
+        if sit.state.rules.caucasian:
             raise RequestError("rollouts play by the standard move rule; drop caucasian")
         # in steps of ROLLOUT_STEP trials, between which an abandoned request stops (the same
         # figures whatever the step)
@@ -582,7 +434,7 @@ class Service:
         out["trials"] = trials
         out["seed"] = seed
         if sit.dice is not None:
-            n = _count(body) or MAX_ROLLOUT_PLAYS
+            n = request.count or MAX_ROLLOUT_PLAYS
             rows = ro.plays(sit.position, sit.dice, st, candidates=min(n, MAX_ROLLOUT_PLAYS))
             out["dice"] = list(sit.dice)
             out["plays"] = [{"rank": i, "move": r.play.notation, **_rollout_json(r.result)}
@@ -599,8 +451,6 @@ class Service:
         return out
 
 
-DEFAULT_TRIALS = 144
-MAX_TRIALS = 1296
 MAX_ROLLOUT_PLAYS = 5
 ROLLOUT_STEP = 12
 """Trials a rollout plays between two looks at whether its request was abandoned."""
