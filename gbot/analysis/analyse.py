@@ -64,7 +64,7 @@ from gbot.game.match import GameState, MatchState
 from gbot.game.position import Position
 from gbot.game.referee import Action, GameRecord, MatchRecord
 from gbot.game.variations import start_board
-from gbot.records import matfile, sgf_read
+from gbot.records import matfile, sgf_read, xg
 
 __all__ = ["Analysis", "Candidate", "CubeFigures", "Decision", "GameAnalysis", "PlayerStats",
            "analyse", "clean_name", "mark", "play_values", "rating"]
@@ -748,7 +748,8 @@ thousand long games."""
 
 
 def read_match(path: str) -> MatchRecord:
-    """A ``.mat`` or ``.sgf`` file's record (by its extension, else by its content).
+    """A ``.mat``, ``.sgf`` or eXtreme Gammon ``.xg`` file's record (by its extension, else
+    by its content). An XG position file (``.xgp``) is refused with a pointer to ``gbot hint``.
 
     Refused with a :class:`~gbot.errors.MatchFileError` before any play is replayed: a file
     over :data:`gbot.records.matfile.MAX_BYTES` bytes (no more than that is read), a match
@@ -761,8 +762,13 @@ def read_match(path: str) -> MatchRecord:
 
     p = Path(path)
     data = read_bounded(p, matfile.MAX_BYTES, "match file", MatchFileError)
-    text = data.decode("utf-8", errors="replace")
     suffix = p.suffix.lower()
+    if suffix == ".xgp":
+        raise MatchFileError(f"{path} is an eXtreme Gammon position file, not a match: "
+                             f"ask for its position with 'gbot hint {path}'")
+    if suffix == ".xg" or xg.is_xg(data):
+        return xg.loads(data, max_games=MAX_GAMES, max_entries=MAX_ENTRIES, source=str(path))
+    text = data.decode("utf-8", errors="replace")
     sgf = suffix == ".sgf" or (suffix != ".mat" and text[:200].lstrip().startswith("("))
     if sgf:
         return sgf_read.loads(text, max_games=MAX_GAMES, max_entries=MAX_ENTRIES,

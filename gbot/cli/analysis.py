@@ -251,9 +251,9 @@ def _warm_first(record: Any, ply: int, workers: int) -> None:
 @click.option("--all", "show_all", is_flag=True, help="List every decision, not only marked.")
 def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: str | None,
             show_all: bool) -> None:
-    """Analyse a .mat or .sgf match file: every checker play and cube decision at --ply,
-    errors and marks, per-player error rates (mEMG, MWC) and PR, luck, rating. Progress goes
-    to stderr (also with --json)."""
+    """Analyse a .mat, .sgf or eXtreme Gammon .xg match file: every checker play and cube
+    decision at --ply, errors and marks, per-player error rates (mEMG, MWC) and PR, luck,
+    rating. Progress goes to stderr (also with --json)."""
     from pathlib import Path
 
     from gbot.analysis.analyse import analyse as run

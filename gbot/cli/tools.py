@@ -46,9 +46,31 @@ def read_position(text: str, match_id: str | None = None, rules: Rules = MONEY_D
                   forced: tuple[str, ...] = ()) -> tuple[Any, Any]:
     """A Position (seen by the player on roll) and a MatchState from what a gnubg user has at
     hand (:func:`gbot.game.position_text.read_situation`): gnubg's money defaults, an XGID's
-    own switches unless ``forced`` names them."""
+    own switches unless ``forced`` names them. A path ending in ``.xgp`` is read as eXtreme
+    Gammon's position file (:func:`gbot.records.xg.read_position`), its own Jacoby and beaver
+    switches winning unless ``forced`` names them."""
+    if text.strip().lower().endswith(".xgp"):
+        return _read_xgp(text.strip(), match_id, rules, forced)
     sit = read_situation(text, rules, match_id, forced=forced)
     return sit.position, sit.state
+
+
+def _read_xgp(path: str, match_id: str | None, rules: Rules,
+              forced: tuple[str, ...]) -> tuple[Any, Any]:
+    """The position and state of the ``.xgp`` file at ``path`` (see :func:`read_position`)."""
+    from gbot.errors import MatchIdError
+    from gbot.records.xg import read_position as read_xgp
+
+    if match_id:
+        raise MatchIdError("an .xgp file carries its own score and cube; give no Match ID")
+    try:
+        sit = read_xgp(path)
+    except OSError as exc:
+        raise GbotError(f"cannot read {path}: {exc.strerror or exc}") from None
+    own = sit.state.rules
+    kept = {k: getattr(rules, k) for k in forced}
+    state = replace(sit.state, rules=replace(own, **kept).in_force(sit.state.match_length))
+    return sit.position, state
 
 
 def parse_dice(text: str | None) -> tuple[int, int] | None:
@@ -99,7 +121,8 @@ _CUBE_PLY = click.option(
 
 
 _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an XGID (with or "
-                  "without XGID=) or a FIBS board: line (quote it).")
+                  "without XGID=), a FIBS board: line (quote it) or an eXtreme Gammon .xgp "
+                  "file.")
 
 
 @click.command(cls=PositionCommand, epilog=_POSITION_HELP)

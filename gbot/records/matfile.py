@@ -303,6 +303,12 @@ class Entry:
     unread: str = ""
     """Text of a move that is no step (``????``, ``Illegal play (...)``); the move is then
     its steps before that text where they make a legal play, else unknown."""
+    after: tuple[tuple[int, ...], ...] = ()
+    """Boards (mover's view) the file says the move reaches (XG records state the position
+    after each move). Where given, a move whose steps are no legal play is read as the legal
+    play that reaches one of them, with a warning; where none does, the rest of its game is
+    skipped (with a warning) instead of refusing the file. A legal move that reaches none of
+    them is kept, with a warning."""
 
 
 @dataclass
@@ -641,13 +647,21 @@ def _move(ref: Referee, e: Entry, where: str) -> str | None:
             chosen = Position(st.board_array(), max_checkers=st.rules.checkers).play_from_text(
                 " ".join(e.steps), st.dice, caucasian=st.rules.caucasian)
         except (MoveParseError, IllegalMoveError) as exc:
+            if e.after:
+                return _play_after(ref, e, str(exc))
             raise MatchFileError(f"{where}: {exc}") from None
         ref.play(chosen.position.board, steps=chosen.steps)
+        if e.after and tuple(int(x) for x in chosen.position.board) not in e.after:
+            return (f"{quote(e.text, 60)} reaches another position than the one the file "
+                    f"gives after it; the move is kept")
         return None
     legal = legal_results(st)
     if not e.unread:
         if len(legal) == 0:
             ref.play(None)
+        elif e.after:
+            return _play_after(ref, e, f"{quote(e.text, 60)} plays nothing, but {hi}{lo} has "
+                                       f"{len(legal)} legal play(s)")
         return None  # with a play: rolled, then resigned before moving (gnubg's bare roll)
     if e.steps:
         try:
@@ -664,6 +678,16 @@ def _move(ref: Referee, e: Entry, where: str) -> str | None:
                 else f"read {quote(e.text, 60)} as no move: {hi}{lo} has no legal play")
     raise _Lost(f"{quote(e.text, 60)} is no move gbot can read, and {hi}{lo} has {len(legal)} "
                 f"legal plays")
+
+
+def _play_after(ref: Referee, e: Entry, why: str) -> str:
+    """Play the legal play that reaches one of ``e.after`` (a move whose steps, ``why``, are
+    no legal play); raises :class:`_Lost` where none does."""
+    for board in legal_results(ref.state):
+        if tuple(int(x) for x in board) in e.after:
+            ref.play(board)
+            return f"{why}; read as the legal play that reaches the position the file gives"
+    raise _Lost(f"{why}, and no legal play reaches the position the file gives after it")
 
 
 def _result(ref: Referee, e: Entry) -> str | None:
