@@ -114,3 +114,31 @@ def test_cold_kernels_are_announced_before_a_command(monkeypatch: pytest.MonkeyP
     out = CliRunner().invoke(main, ["show", "4HPwATDgc/ABMA"])
     assert out.exit_code == 0 and "compiling numba kernels" in out.output
     assert "compiling" not in CliRunner().invoke(main, ["show", "--help"]).output
+
+
+_ONE_TYPE_EACH = """
+import importlib, pkgutil
+import gbot.core as core
+from numba.core.registry import CPUDispatcher
+from gbot.cli.warmup import steps
+for _name, call in steps():
+    call()
+for m in pkgutil.iter_modules(core.__path__):
+    mod = importlib.import_module(f"gbot.core.{m.name}")
+    for key, fn in vars(mod).items():
+        if isinstance(fn, CPUDispatcher) and fn.__module__ == mod.__name__:
+            print(f"{mod.__name__}.{key} {len(fn.signatures)}")
+"""
+
+
+def test_every_kernel_compiles_for_one_type() -> None:
+    """The warm-up (every command's paths) compiles each kernel once: a second specialisation
+    (a writable board here, a read-only one there) is a second compile on a fresh install."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _ONE_TYPE_EACH], capture_output=True,
+                         text=True, timeout=1800, check=True).stdout
+    counts = {name: int(n) for name, n in (line.split() for line in out.splitlines())}
+    assert len(counts) > 40 and sum(counts.values()) > 20
+    assert {name: n for name, n in counts.items() if n > 1} == {}

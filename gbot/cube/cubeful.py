@@ -53,6 +53,7 @@ import numpy.typing as npt
 
 from gbot.core import classify
 from gbot.core import cubemath as _core
+from gbot.core.arrays import frozen
 from gbot.core.cubemath import (
     BEAROFF_LIFE,
     CONTACT_LIFE,
@@ -233,7 +234,7 @@ def board_cube_life(board: npt.ArrayLike) -> float:
     arr = np.asarray(getattr(board, "board", board), dtype=np.int8)
     if arr.shape != (26,):
         raise CubeError(f"need a position or a 26-slot board, got {board!r}")
-    return float(_core.board_life(arr, _core.LIVES))
+    return float(_core.board_life(frozen(arr), _core.LIVES))
 
 
 def cube_lives(boards: npt.ArrayLike) -> Array:

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from gbot.core import cubemath as _core
 from gbot.core import cubetree, movegen, oneply
+from gbot.core.arrays import frozen
 from gbot.core.bestplay import Nets
 from gbot.cube.cubeful import (
     CubeContext,
@@ -136,7 +137,7 @@ def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets
         s = _LOCAL.scratch = oneply.scratch(movegen.CAPACITY, movegen.TABLE_SIZE)
     boards = np.empty((len(ROLLS), 26), dtype=np.int8)
     probs = np.empty((len(ROLLS), 5), dtype=np.float64)
-    if cubetree.replies(board, caucasian, _ROLLS, s, movegen.HASH_KEYS, nets, boards,
+    if cubetree.replies(frozen(board), caucasian, _ROLLS, s, movegen.HASH_KEYS, nets, boards,
                         probs) != 0:
         return None
     return boards, probs

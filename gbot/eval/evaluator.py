@@ -212,6 +212,7 @@ def _kernel_args(nets: BoardEvaluator) -> _bp.Nets | None:
 
     try:
         empty = np.empty((0, 0), dtype=np.float32)
+        empty.setflags(write=False)         # as the tables that replace it: one compiled type
         args = _bp.Nets(*nets.kernel_args(), empty, empty, empty, _bk.BINOM)
         boards = np.array([decode(pid) for pid in _CHECK_IDS], dtype=np.int8)
         boards = np.concatenate([boards, -boards[:, ::-1]])
