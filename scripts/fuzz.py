@@ -145,7 +145,7 @@ def _service() -> Any:
     class ZeroPly(Service):
         """The API with 0-ply cube decisions too."""
 
-        def engine(self, rules: Any, ply: int) -> Any:
+        def engine(self, rules: Any, ply: int, cube_ply: int | None = None) -> Any:
             return _engine(rules)
 
     return ZeroPly(evaluator=_evaluator())

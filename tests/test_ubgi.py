@@ -314,3 +314,27 @@ def test_the_process_answers_a_hostile_number_and_reads_the_next_line() -> None:
                                                   ["error", "bad_argument", "Ply"],
                                                   ["error", "bad_argument", "score"]]
     assert lines[-1] == "ubgiok"
+
+
+@pytest.mark.parametrize("go", ["go role chequer", "go depth 1 role chequer",
+                                "go depth 2 role cube", "eval"])
+def test_each_figure_says_the_depth_that_made_it(go: str, evaluator: gbot.Evaluator) -> None:
+    """The info and eval lines name their depth (root-inclusive: the session's default is
+    gbot's default player, 2-ply, depth 3), and their figures are the engine's at that ply."""
+    s = _session(evaluator)
+    pid = "4HPwATDgc/ABMA"
+    for line in ("newgame", f"position gnubgid {pid}", "dice 6 4"):
+        s.handle(line)
+    reply, _ = s.handle(go)
+    head = reply[0].split()
+    depth = int(head[head.index("depth") + 1])
+    want = int(go.split()[2]) if "depth" in go else PLAY_PLY + 1
+    assert depth == want
+    eng = Engine(evaluator=evaluator, ply=depth - 1)
+    pos = gbot.Position.from_id(pid)
+    if "chequer" in go:
+        p = eng.probabilities(eng.choose_play(pos, (6, 4)).position.swapped())
+        assert float(head[head.index("pwin") + 1]) == pytest.approx(1 - p[0], abs=6e-5)
+    else:
+        p = eng.probabilities(pos)
+        assert float(head[head.index("pwin") + 1]) == pytest.approx(p[0], abs=6e-5)

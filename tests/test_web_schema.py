@@ -341,8 +341,8 @@ def test_messages_name_the_declared_type_and_quote_the_value() -> None:
         (models.EvalQuery, {"p24": "15", "p13": "3"},
          "player x has 18 checkers on the board, at most 15"),
         (models.PositionRequest, {"position": START, "turbo": 1},
-         "unknown field 'turbo'; the fields are position, match_id, dice, ply, count, rules, "
-         "trials, seed"),
+         "unknown field 'turbo'; the fields are position, match_id, dice, ply, cube_ply, count, "
+         "rules, trials, seed"),
         (models.PositionRequest, {"position": START, "dice": "3²"},
          "dice must be two dice 1 to 6 such as \"65\" or [6, 5], got '3²'"),
         (models.PositionRequest, {"position": START, "count": "0", "ply": 9},
@@ -359,3 +359,24 @@ def test_messages_name_the_declared_type_and_quote_the_value() -> None:
                                                     "ply": " 1 ", "rules": {"cube_cap": "8"}})
     assert good.dice == (6, 5) and good.ply == 1
     assert good.rules.model_dump(exclude_unset=True) == {"cube_cap": 8}
+
+
+@pytest.mark.parametrize(("body", "want"), [({}, 2), ({"ply": 0}, 2), ({"cube_ply": 0}, 0),
+                                            ({"ply": 1, "cube_ply": 1}, 1)])
+def test_cube_figures_say_their_depth(body: dict[str, int], want: int) -> None:
+    """/cube names the look-ahead of its decision; cube_ply sets it (default: ply, at least
+    2), and the figures are the engine's at that depth."""
+    from gbot.engine.engine import Engine
+    from gbot.engine.hints import cube_hint
+    from gbot.game.match import MatchState
+    from gbot.game.position import Position
+
+    svc = Service(rules=RULES)
+    pid = START
+    reply = svc.cube({"position": pid, **body})
+    assert reply["cube"]["ply"] == want
+    ply = body.get("ply", svc.ply)
+    eng = Engine(evaluator=svc.evaluator(False), ply=ply, cube_ply=body.get("cube_ply"),
+                 rules=RULES)
+    h = cube_hint(eng, Position.from_id(pid), MatchState(rules=RULES))
+    assert reply["cube"]["equities"]["no_double"] == pytest.approx(h.equities[0], abs=1e-9)

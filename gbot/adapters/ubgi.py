@@ -427,8 +427,8 @@ class UbgiSession:
         p = eng.probabilities(pos)
         eq = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
         ms = (time.perf_counter() - t0) * 1000
-        return (f"info role {role} time_ms {ms:.0f} eq {eq:.4f} pwin {p[0]:.4f} "
-                f"pgammon {p[1]:.4f} pbg {p[2]:.4f}")
+        return (f"info role {role} depth {eng.ply + 1} time_ms {ms:.0f} eq {eq:.4f} "
+                f"pwin {p[0]:.4f} pgammon {p[1]:.4f} pbg {p[2]:.4f}")
 
     def _chequer(self, eng: Any, t0: float) -> list[str]:
         play = self._play(eng)
@@ -437,7 +437,8 @@ class UbgiSession:
         p = eng.probabilities(after)
         eq = -(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
         ms = (time.perf_counter() - t0) * 1000
-        out = [f"info role chequer time_ms {ms:.0f} eq {eq:.4f} pwin {1 - p[0]:.4f} "
+        out = [f"info role chequer depth {eng.ply + 1} time_ms {ms:.0f} eq {eq:.4f} "
+               f"pwin {1 - p[0]:.4f} "
                f"pgammon {p[3]:.4f} pbg {p[4]:.4f}", f"bestmove {move_payload(play)}"]
         if self.values["BestMoveId"]:
             out.append(f"bestmoveid {(play.position if play else self.position).id()}")
@@ -475,7 +476,8 @@ class UbgiSession:
         p = eng.probabilities(self.position.swapped())      # the doubler on roll
         eq = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
         ms = (time.perf_counter() - t0) * 1000
-        return [f"info role take time_ms {ms:.0f} eq {-eq:.4f} pwin {1 - p[0]:.4f} "
+        return [f"info role take depth {eng.ply + 1} time_ms {ms:.0f} eq {-eq:.4f} "
+                f"pwin {1 - p[0]:.4f} "
                 f"pgammon {p[3]:.4f} pbg {p[4]:.4f}", f"besttake {word}"]
 
     # --- gbot extension ----------------------------------------------------------------------
@@ -485,7 +487,7 @@ class UbgiSession:
         eng = self._engine(int(self.values["Ply"]))
         p = eng.probabilities(self.position)
         eq = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
-        out = f"eval eq {eq:.4f}"
+        out = f"eval depth {eng.ply + 1} eq {eq:.4f}"
         if self.length:
             out += f" mwc {eng.equity(self.position, self._state(), cubeful=True):.4f}"
         return [out + f" pwin {p[0]:.4f} pgammon {p[1]:.4f} pbg {p[2]:.4f}"]

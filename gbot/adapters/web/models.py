@@ -268,6 +268,8 @@ class PositionRequest(BaseModel):
     dice: Dice = Field(None, description="\"65\" or [6, 5]; default: the dice of the "
                                          "notation.", json_schema_extra=_dice_text)
     ply: Ply | None = Field(None, description="Look-ahead (default: the server's).")
+    cube_ply: Ply | None = Field(None, description="Look-ahead of cube decisions (default: "
+                                                   "ply, at least 2).")
     count: Count | None = Field(5, description="/hint: plays to list (null: all); /rollout: "
                                                "plays to roll out (at most 5).")
     rules: RulesRequest = Field(default_factory=RulesRequest)
@@ -396,6 +398,9 @@ class CubeDecision(_Reply):
     probabilities: Probabilities
     cubeless_equity: float
     engine: CubeAnswer
+    ply: int = Field(description="The look-ahead of this decision and its figures, in "
+                                 "gnubg's numbering (the request's cube_ply; default: its "
+                                 "ply, at least 2).")
 
 
 class PlayRow(_Reply):

@@ -231,9 +231,10 @@ class Service:
         """Load the networks and compile the kernels before the first request."""
         self.evaluator(self.rules.caucasian).warm()
 
-    def engine(self, rules: Rules, ply: int) -> Engine:
+    def engine(self, rules: Rules, ply: int, cube_ply: int | None = None) -> Engine:
         """A fresh engine (its own memo) over the shared evaluator."""
-        return Engine(evaluator=self.evaluator(rules.caucasian), ply=ply, rules=rules)
+        return Engine(evaluator=self.evaluator(rules.caucasian), ply=ply, rules=rules,
+                      cube_ply=cube_ply)
 
     # --- wildbg --------------------------------------------------------------------------
     def wildbg_move(self, params: Mapping[str, Any]) -> Json:
@@ -314,7 +315,7 @@ class Service:
         request, sit, ply = self._situation(body)
         n = request.count
         out = self._header(sit, ply)
-        eng = self.engine(sit.state.rules, ply)
+        eng = self.engine(sit.state.rules, ply, request.cube_ply)
         st = sit.state
         if st.resign_offered:
             r = resign_hint(eng, sit.position, st)
@@ -357,8 +358,8 @@ class Service:
         cubeful equity of the right cube action (money) or cubeless and cubeful match winning
         chances and EMG (match), and the cube decision's words."""
 
-        _, sit, ply = self._situation(body)
-        eng = self.engine(sit.state.rules, ply)
+        request, sit, ply = self._situation(body)
+        eng = self.engine(sit.state.rules, ply, request.cube_ply)
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         h = cube_hint(eng, sit.position, st)
@@ -383,8 +384,8 @@ class Service:
         """``POST /cube``: the cube decision of the side on roll and the opponent's answer
         (with a double pending in the notation, also the taker's figures)."""
 
-        _, sit, ply = self._situation(body)
-        eng = self.engine(sit.state.rules, ply)
+        request, sit, ply = self._situation(body)
+        eng = self.engine(sit.state.rules, ply, request.cube_ply)
         out = self._header(sit, ply)
         out["cube"] = self._cube_json(eng, sit)
         if sit.state.double_offered:
@@ -408,6 +409,7 @@ class Service:
             "probabilities": probabilities_json(h.probabilities),
             "cubeless_equity": h.cubeless,
             "engine": {"double": double, "accept": accept},
+            "ply": eng.cube_ply,
         }
         if h.mwc is not None:
             a, b, c = h.mwc
