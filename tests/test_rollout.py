@@ -180,3 +180,21 @@ def test_rollout_label_stage_is_resumable(tmp_path: object) -> None:
     before = (tmp / "out" / "part-00000.npz").stat().st_mtime_ns
     assert CliRunner().invoke(cli, args).exit_code == 0          # resumed: nothing to do
     assert (tmp / "out" / "part-00000.npz").stat().st_mtime_ns == before
+
+
+def test_a_time_bound_stops_at_a_whole_block_with_the_figures_of_those_trials() -> None:
+    """Past ``stop_at`` no more trials start once a position has whole blocks of 36: the
+    result is exactly the rollout of the trials played (the first block of the same seed),
+    and never fewer than one block."""
+    import time
+
+    pos = gbot.Position.from_id("4HPwATDgc/ABMA")
+    late = Rollout(RolloutSettings(trials=144, seed=5, batch=12, chunk=12,
+                                   stop_at=time.monotonic() - 1.0)).position(pos)
+    block = Rollout(RolloutSettings(trials=36, seed=5, batch=12, chunk=12)).position(pos)
+    whole = Rollout(RolloutSettings(trials=144, seed=5, batch=12, chunk=12,
+                                    stop_at=time.monotonic() + 3600)).position(pos)
+    assert late.trials == 36 and whole.trials == 144
+    assert late.probabilities == block.probabilities and late.equity == block.equity
+    with pytest.raises(RolloutError, match="stop_at"):
+        RolloutSettings(stop_at=float("nan"))

@@ -844,3 +844,20 @@ def test_a_deeply_nested_body_is_a_400_json(cold_client: Any) -> None:
         b"[" * (MAX_JSON_DEPTH - 1) + b"]" * (MAX_JSON_DEPTH - 1) + b"}"
     r = cold_client.post("/hint", content=within)
     assert r.status_code == 400 and "rules must be an object" in r.json()["message"]
+
+
+def test_a_rollout_past_its_share_of_the_time_bound_answers_with_the_trials_played(
+        service: Service) -> None:
+    """A rollout that cannot finish in the request's time bound stops at a whole block of 36
+    and answers with what it played, marked stopped_early, instead of a 503."""
+    service.rollout({"position": START, "trials": 2})      # the rollout kernels loaded
+    app = create_app(service, threads=2, timeout=24.0)   # a 36-trial block: 1.5-3.6 s here
+    with TestClient(app) as c:
+        r = c.post("/rollout", json={"position": START, "trials": 1296, "seed": 4})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    played = body["position"]["trials"]
+    assert body["stopped_early"] is True and body["trials"] == 1296
+    assert 36 <= played < 1296 and played % 36 == 0
+    quick = service.rollout({"position": START, "trials": 36, "seed": 4})
+    assert quick["stopped_early"] is False and quick["position"]["trials"] == 36

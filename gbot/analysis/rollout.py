@@ -39,6 +39,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -96,12 +97,14 @@ class RolloutSettings:
     (:func:`stratified_trials`).
     ``min_se``: stop a position once the standard error of its (cubeless) equity is below this,
     checked every ``batch`` trials (only where the trials done fill whole blocks of 36, or
-    once past the stratified ones). ``checker_ply``: the ply of the plays inside the rollout
-    (0, or 1 or 2: the evaluator's choice at that ply among the candidates its move filters
-    keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply of the
-    probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
-    ``Evaluator.evaluate``). ``workers``: processes (1: this
-    process); ``backend`` ``"process"`` or ``"ray"`` (``ray_address`` for a cluster).
+    once past the stratified ones). ``stop_at``: a :func:`time.monotonic` time after which no
+    more trials start once a position has whole blocks of 36 (at least one; 0: no time bound);
+    each result's ``trials`` says how many were played. ``checker_ply``: the ply of the plays
+    inside the rollout (0, or 1 or 2: the evaluator's choice at that ply among the candidates
+    its move filters keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply
+    of the probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
+    ``Evaluator.evaluate``). ``workers``: processes (1: this process); ``backend``
+    ``"process"`` or ``"ray"`` (``ray_address`` for a cluster).
     ``chunk``: trials per task.
     """
 
@@ -119,6 +122,7 @@ class RolloutSettings:
     chunk: int = 36
     checker_ply: int = 0
     cube_ply: int = 0
+    stop_at: float = 0.0
 
     def __post_init__(self) -> None:
         """Reject settings that cannot run."""
@@ -135,6 +139,8 @@ class RolloutSettings:
             raise RolloutError(f"workers must be >= 1 and seed within 0..2**32-1: {self!r}")
         if not (self.min_se >= 0.0 and math.isfinite(self.min_se)):
             raise RolloutError(f"min_se must be a number >= 0, got {self.min_se!r}")
+        if not (self.stop_at >= 0.0 and math.isfinite(self.stop_at)):
+            raise RolloutError(f"stop_at must be a number >= 0, got {self.stop_at!r}")
         if self.checker_ply not in ROLLOUT_PLIES or self.cube_ply not in ROLLOUT_PLIES:
             raise RolloutError(f"checker_ply and cube_ply must be 0, 1 or 2, got "
                                f"{self.checker_ply!r} and {self.cube_ply!r}")
@@ -467,7 +473,7 @@ class Rollout:
             return None
         import hashlib
 
-        s = replace(self.settings, workers=1, backend="process", ray_address=None)
+        s = replace(self.settings, workers=1, backend="process", ray_address=None, stop_at=0.0)
         key = hashlib.sha1(boards.tobytes()
                            + repr((s, cubeful, self.weights, _CKPT_FORMAT)).encode())
         return self.checkpoint / f"rollout-{key.hexdigest()[:16]}.npz"
@@ -495,7 +501,7 @@ class Rollout:
                 tasks = []
                 for k in range(m):
                     done = got[k].count
-                    if done >= s.trials or self._precise(got[k], done):
+                    if done >= s.trials or self._precise(got[k], done) or self._late(done):
                         continue
                     end = min(s.trials, (done // s.batch + 1) * s.batch)
                     for t0 in range(done, end, s.chunk):
@@ -530,6 +536,14 @@ class Rollout:
             return False
         eq = np.concatenate(t.out) @ _EQ - 1.0
         return bool(eq.std(ddof=1) / math.sqrt(done) < self.settings.min_se)
+
+    def _late(self, done: int) -> bool:
+        """Whether the ``stop_at`` time bound stops a position after ``done`` trials: past the
+        time, with at least one whole block and never inside a block of stratified trials."""
+        s = self.settings
+        if s.stop_at <= 0.0 or done < BLOCK or time.monotonic() < s.stop_at:
+            return False
+        return done >= stratified_trials(s) or done % BLOCK == 0
 
     @staticmethod
     def _save(ckpt: Path | None, got: list[_Trials], cubeful: bool) -> None:

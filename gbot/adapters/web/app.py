@@ -29,6 +29,7 @@ import re
 import socket
 import struct
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -251,9 +252,10 @@ class _Limits:
         await self._acquire(heavy, deadline, gone)
         stop = threading.Event()
         done: asyncio.Future[Any] = loop.create_future()
+        stop_by = time.monotonic() + max(deadline - loop.time(), 0.0)
 
         def run() -> Any:
-            with cancellable(stop):
+            with cancellable(stop, stop_by):
                 return fn()
 
         def finished(source: Future[Any]) -> None:       # in the worker thread

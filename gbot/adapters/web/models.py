@@ -511,6 +511,9 @@ class RolloutReply(_Header):
 
     trials: int
     seed: int
+    stopped_early: bool = Field(description="The time bound stopped the rollout before "
+                                            "`trials`; each figure's own `trials` says how "
+                                            "many games it played (whole blocks of 36).")
     dice: list[int] | None = None
     plays: list[RolledPlay] | None = None
     position: RolloutFigures | None = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -73,15 +74,22 @@ _stop = threading.local()
 
 
 @contextlib.contextmanager
-def cancellable(stop: threading.Event) -> Iterator[None]:
+def cancellable(stop: threading.Event, stop_by: float | None = None) -> Iterator[None]:
     """Within the block, the long computations of this thread (rollouts) raise
-    :class:`Cancelled` soon after ``stop`` is set."""
-    previous = getattr(_stop, "event", None)
-    _stop.event = stop
+    :class:`Cancelled` soon after ``stop`` is set; ``stop_by`` is the :func:`time.monotonic`
+    time by which the request's answer is due (None: no bound)."""
+    previous = getattr(_stop, "event", None), getattr(_stop, "stop_by", None)
+    _stop.event, _stop.stop_by = stop, stop_by
     try:
         yield
     finally:
-        _stop.event = previous
+        _stop.event, _stop.stop_by = previous
+
+
+def time_left() -> float | None:
+    """Seconds until this thread's request is due (None: no bound)."""
+    stop_by = getattr(_stop, "stop_by", None)
+    return None if stop_by is None else stop_by - time.monotonic()
 
 
 def check_cancelled(*_progress: int) -> None:
@@ -428,8 +436,11 @@ class Service:
             raise RequestError("rollouts play by the standard move rule; drop caucasian")
         # in steps of ROLLOUT_STEP trials, between which an abandoned request stops (the same
         # figures whatever the step)
+        left = time_left()
+        stop_at = time.monotonic() + ROLLOUT_SHARE * max(left, 0.0) if left is not None else 0.0
         ro = Rollout(RolloutSettings(trials=trials, seed=seed, workers=1, batch=ROLLOUT_STEP,
-                                     chunk=ROLLOUT_STEP), progress=check_cancelled)
+                                     chunk=ROLLOUT_STEP, stop_at=stop_at),
+                     progress=check_cancelled)
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
         out = self._header(sit, ply)
@@ -441,8 +452,11 @@ class Service:
             out["dice"] = list(sit.dice)
             out["plays"] = [{"rank": i, "move": r.play.notation, **_rollout_json(r.result)}
                             for i, r in enumerate(rows, 1)]
+            out["stopped_early"] = any(r.result.trials < trials for r in rows)
             return out
-        out["position"] = _rollout_json(ro.position(sit.position, st))
+        whole = ro.position(sit.position, st)
+        out["position"] = _rollout_json(whole)
+        out["stopped_early"] = whole.trials < trials
         if st.may_double(st.player_on_roll):
             check_cancelled()
             c = ro.cube(sit.position, st)
@@ -450,10 +464,15 @@ class Service:
                            "no_double": _rollout_json(c.no_double),
                            "double_take": _rollout_json(c.double_take),
                            "double_pass": c.double_pass}
+            out["stopped_early"] |= min(c.no_double.trials, c.double_take.trials) < trials
         return out
 
 
 MAX_ROLLOUT_PLAYS = 5
+ROLLOUT_SHARE = 0.5
+"""The part of a request's remaining time in which its rollout starts new trials (the rest is
+for the trials under way and the cube decision's own rollout); then the figures of the trials
+played are the answer, marked ``stopped_early``."""
 ROLLOUT_STEP = 12
 """Trials a rollout plays between two looks at whether its request was abandoned."""
 
