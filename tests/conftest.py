@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.gnubg_harness import run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GBOT_SHARED", ROOT.parent / "shared"))
@@ -41,10 +42,4 @@ def run_gnubg_script(exe: str, script: str, cases: Any, folder: Path) -> Any:
     """Run the Python ``script`` inside gnubg (``exe -t -q -p``) in ``folder``: it reads
     ``cases`` (JSON) from the file named by ``$GBOT_CASES`` and writes its answer (JSON) to
     ``$GBOT_OUT``; returns that answer."""
-    (folder / "cases.json").write_text(json.dumps(cases))
-    (folder / "script.py").write_text(script)
-    env = {"GBOT_CASES": str(folder / "cases.json"), "GBOT_OUT": str(folder / "out.json"),
-           "HOME": str(folder), "PATH": "/usr/bin:/bin"}
-    subprocess.run([exe, "-t", "-q", "-p", str(folder / "script.py")], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
-    return json.loads((folder / "out.json").read_text())
+    return run_script(exe, script, cases, folder)[0]

@@ -14,6 +14,9 @@ gnubg 1.07 silently records an illegal, incomplete or unreadable move reply as "
 every empty move of the external seat is checked against the rules by an independent
 can-this-roll-be-played test written here.
 
+It also reads match files the way gnubg does (:func:`read_matches`: games, scores and final
+score of each file gnubg 1.07 imports), for the tests and ``scripts/compare_published.py``.
+
 Standard library only, so ``scripts/run`` and ``scripts/bench_server.py`` can use it too::
 
     python3 tests/gnubg_harness.py --external 127.0.0.1:31000 --match 3 --save m.sgf
@@ -33,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GnubgServer", "HarnessResult", "MoveRecord", "find_gnubg", "play", "roll_playable"]
+__all__ = ["GnubgServer", "GnubgView", "HarnessResult", "MoveRecord", "find_gnubg", "play",
+           "read_matches", "roll_playable", "run_script"]
 
 # Console lines of gnubg 1.07 that mean the external seat misbehaved or the link broke.
 CONSOLE_ERRORS = (
@@ -443,6 +447,114 @@ class GnubgServer:
         self.proc = None
         if self.home:
             shutil.rmtree(self.home, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- reading files
+
+def run_script(exe: str, script: str, cases: Any, folder: Path,
+               timeout: float = 120.0) -> tuple[Any, str]:
+    """Run the Python ``script`` inside gnubg (``exe -t -q -p``, its ``HOME`` in ``folder``):
+    it reads ``cases`` (JSON) from the file named by ``$GBOT_CASES`` and writes its answer
+    (JSON) to ``$GBOT_OUT``. Returns that answer and what gnubg printed (stdout and stderr)."""
+    (folder / "cases.json").write_text(json.dumps(cases))
+    (folder / "script.py").write_text(script)
+    env = {"GBOT_CASES": str(folder / "cases.json"), "GBOT_OUT": str(folder / "out.json"),
+           "HOME": str(folder), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([exe, "-t", "-q", "-p", str(folder / "script.py")], env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          errors="replace", timeout=timeout, check=False)
+    return json.loads((folder / "out.json").read_text()), proc.stdout + proc.stderr
+
+
+# Runs inside gnubg: imports each file and writes what gnubg made of it (null: nothing read).
+# Every file's console output follows a line "@@gbot-file N" so it can be told apart.
+_READ_MATCHES = r"""
+import gnubg, json, os, sys
+out = []
+for i, (path, command) in enumerate(json.load(open(os.environ["GBOT_CASES"]))):
+    print("@@gbot-file %d" % i)
+    sys.stdout.flush()
+    view = None
+    try:
+        gnubg.command(command + " " + path)
+        m = gnubg.match()
+    except Exception as exc:
+        print("@@gbot-error %r" % (exc,))
+        m = None
+    if m:
+        info = m["match-info"]
+        view = {"length": info["match-length"],
+                "names": [info["X"]["name"], info["O"]["name"]],
+                "games": [[g["info"]["score-X"], g["info"]["score-O"], g["info"].get("winner"),
+                           g["info"].get("points-won")] for g in m["games"]]}
+    out.append(view)
+    sys.stdout.flush()
+json.dump(out, open(os.environ["GBOT_OUT"], "w"))
+"""
+
+GNUBG_COMMANDS = {".sgf": "load match", ".mat": "import mat", ".txt": "import mat"}
+"""gnubg 1.07's command for a match file, by its extension (it has none for ``.xg``)."""
+
+
+@dataclass
+class GnubgView:
+    """What gnubg 1.07 made of one match file: the match length, the names (X, O), per game
+    the score before it, its winner (0 for X, 1 for O, -1 for none recorded) and the points it
+    scored, and what gnubg printed while reading it. ``read`` is False where gnubg read no
+    match (then ``why`` says what it printed, or that it has no command for the file)."""
+
+    read: bool
+    length: int = 0
+    names: tuple[str, str] = ("", "")
+    games: list[tuple[tuple[int, int], int, int]] = field(default_factory=list)
+    console: str = ""
+    why: str = ""
+
+    @property
+    def final_score(self) -> tuple[int, int]:
+        """The score after the last game (its points to its winner)."""
+        if not self.games:
+            return (0, 0)
+        (x, o), winner, points = self.games[-1]
+        return (x + points * (winner == 0), o + points * (winner == 1))
+
+
+def read_matches(paths: list[Path], exe: str | None = None, timeout: float = 300.0
+                 ) -> list[GnubgView]:
+    """gnubg 1.07's reading of each file (``import mat``, or ``load match`` for ``.sgf``), all
+    in one gnubg process; a file whose extension gnubg has no command for is not read."""
+    exe = exe or find_gnubg()
+    if exe is None:
+        raise RuntimeError("gnubg is not installed")
+    cases = [[str(p.resolve()), GNUBG_COMMANDS[p.suffix.lower()]] for p in paths
+             if p.suffix.lower() in GNUBG_COMMANDS]
+    with tempfile.TemporaryDirectory(prefix="gbot-gnubg-read-") as tmp:
+        views, console = run_script(exe, _READ_MATCHES, cases, Path(tmp), timeout)
+    printed: dict[int, str] = {}
+    current = -1
+    for line in console.splitlines():
+        if line.startswith("@@gbot-file "):
+            current = int(line.split()[1])
+            printed[current] = ""
+        elif current >= 0 and line.strip():
+            printed[current] += line + "\n"
+    out = []
+    i = 0
+    for p in paths:
+        if p.suffix.lower() not in GNUBG_COMMANDS:
+            out.append(GnubgView(False, why=f"gnubg 1.07 has no command to read {p.suffix}"))
+            continue
+        view, text = views[i], printed.get(i, "")
+        i += 1
+        if view is None:
+            first = text.strip().splitlines()[:1]
+            out.append(GnubgView(False, console=text, why=first[0] if first else "no match"))
+            continue
+        games = [((x, o), {"X": 0, "O": 1}.get(w, -1), pts or 0)
+                 for x, o, w, pts in view["games"]]
+        out.append(GnubgView(True, view["length"], (view["names"][0], view["names"][1]), games,
+                             text))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

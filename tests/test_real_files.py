@@ -25,7 +25,8 @@ from gbot.analysis.analyse import read_match
 from gbot.errors import MatchFileError
 from gbot.game.referee import MatchRecord
 from gbot.records.matfile import MatchFileWarning
-from tests.conftest import ROOT, gnubg_binary, run_gnubg_script
+from tests.conftest import ROOT, gnubg_binary
+from tests.gnubg_harness import read_matches
 
 FILES = Path(__file__).parent / "data" / "files"
 GNUBG = gnubg_binary()
@@ -127,47 +128,27 @@ def test_what_each_writer_writes_is_read_as_meant() -> None:
 
 # --------------------------------------------------------------------------- gnubg
 
-_GNUBG_READ = """
-import gnubg, json, os
-out = []
-for path, command in json.load(open(os.environ["GBOT_CASES"])):
-    gnubg.command(command + " " + path)
-    m = gnubg.match()
-    info = m["match-info"]
-    games = [[g["info"]["score-X"], g["info"]["score-O"], g["info"].get("winner"),
-              g["info"].get("points-won")] for g in m["games"]]
-    out.append({"length": info["match-length"], "names": [info["X"]["name"],
-                info["O"]["name"]], "games": games})
-json.dump(out, open(os.environ["GBOT_OUT"], "w"))
-"""
-
-
 @pytest.mark.gnubg
 @pytest.mark.skipif(GNUBG is None, reason="gnubg binary absent")
-def test_gnubg_reads_the_same_games_and_final_score(tmp_path: Path) -> None:
+def test_gnubg_reads_the_same_games_and_final_score() -> None:
     names = sorted(EXPECTED)
-    cases = [[str(FILES / n), "load match" if n.endswith(".sgf") else "import mat"]
-             for n in names]
     assert GNUBG is not None
-    views = run_gnubg_script(GNUBG, _GNUBG_READ, cases, tmp_path)
+    views = read_matches([FILES / n for n in names], GNUBG)
     assert len(views) == len(names)
     for name, view in zip(names, views, strict=True):
         rec = _read(FILES / name)[0]
         ours = _games(rec)
-        assert view["length"] == rec.match_length, name
-        assert tuple(view["names"]) == rec.names, name
-        theirs = view["games"]
-        assert [(x, o) for x, o, _, _ in theirs] == [g[0] for g in ours], name
-        for i, ((_, _, winner, points), (_, ours_winner, ours_points)) in enumerate(
-                zip(theirs, ours, strict=True)):
+        assert view.read, (name, view.why)
+        assert view.length == rec.match_length, name
+        assert view.names == rec.names, name
+        assert [score for score, _, _ in view.games] == [g[0] for g in ours], name
+        for i, ((_, winner, points), (_, ours_winner, ours_points)) in enumerate(
+                zip(view.games, ours, strict=True)):
             if (name, i) in GNUBG_NO_RESULT:
-                assert winner is None, (name, i)
+                assert winner == -1, (name, i)
                 continue
-            who = {"X": 0, "O": 1}.get(winner, -1)
-            assert (who, points or 0) == (ours_winner, ours_points), (name, i)
-        x, o, winner, points = theirs[-1]
-        final = (x + (points if winner == "X" else 0), o + (points if winner == "O" else 0))
-        assert final == rec.final_score, name
+            assert (winner, points) == (ours_winner, ours_points), (name, i)
+        assert view.final_score == rec.final_score, name
 
 
 # --------------------------------------------------------------------------- corrupt copies
