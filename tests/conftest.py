@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.gnubg_harness import run_script
+from tests.gnubg_harness import find_gnubg, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GBOT_SHARED", ROOT.parent / "shared"))
@@ -34,8 +33,7 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 def gnubg_binary() -> str | None:
     """Path of Debian's gnubg, if installed."""
-    return shutil.which("gnubg") or (
-        "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
+    return find_gnubg()
 
 
 def run_gnubg_script(exe: str, script: str, cases: Any, folder: Path) -> Any:
