@@ -538,8 +538,8 @@ def test_games_are_numbered_from_one_and_ratings_leave_the_names() -> None:
 
 
 def test_the_first_run_notice_shows_with_json(monkeypatch: pytest.MonkeyPatch) -> None:
-    # with kernels to compile: the group's notice, then the analysis compiles them once in
-    # this process before its workers start (each would compile them otherwise)
+    # with kernels to compile: the group's notice, then the analysis of the first game here
+    # compiles them once before the workers start (each would compile them otherwise)
     from click.testing import CliRunner
 
     import gbot.cli as cli
@@ -553,9 +553,20 @@ def test_the_first_run_notice_shows_with_json(monkeypatch: pytest.MonkeyPatch) -
     err = res.stderr.splitlines()
     assert err[0] == "gbot: compiling numba kernels (test)"
     assert err[1].startswith("analyse: gnubg_3pt.mat, 3 games") and "on 2 processes" in err[1]
-    assert err[2].startswith("analyse: compiling the kernels once here")
+    assert err[2].startswith("analyse: the first game here while the kernels compile, then 2")
     assert err[-1].startswith("analyse: done in")
     assert json.loads(res.stdout)["games"] == 3
+
+
+def test_the_first_game_here_changes_no_figure() -> None:
+    from gbot.analysis.analyse import read_match
+
+    rec = read_match(str(DATA / "gnubg_3pt.mat"))
+    seen: list[tuple[int, int]] = []
+    split = analyse(rec, ply=0, workers=2, first_here=True,
+                    progress=lambda done, n: seen.append((done, n)))
+    assert split.decisions == analyse(rec, ply=0).decisions
+    assert seen[0] == (1, 3) and seen[-1] == (3, 3)
 
 
 def test_match_ids_are_gnubgs() -> None:

@@ -707,9 +707,12 @@ def _tally(names: tuple[str, str], decisions: list[Decision]) -> tuple[PlayerSta
 
 def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,
             weights: str | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Analysis:
+            progress: Callable[[int, int], None] | None = None,
+            first_here: bool = False) -> Analysis:
     """Analyse every decision of ``record`` at ``ply`` (games spread over ``workers``
-    processes); ``progress(games done, games)`` after each game."""
+    processes); ``progress(games done, games)`` after each game. ``first_here``: analyse the
+    first game in this process before the workers start (while the kernels are not compiled
+    yet, so that they compile once here and the workers load them)."""
     if ply < 0 or ply > 3:
         raise GbotError(f"analysis ply must be 0..3, got {ply!r}")
     n = len(record.games)
@@ -721,10 +724,16 @@ def analyse(record: MatchRecord, ply: int = 2, *, workers: int = 1,
             if progress:
                 progress(gi + 1, n)
     else:
+        done = 0
+        if first_here:
+            results[0] = _analyse_game(tasks[0])
+            done = 1
+            if progress:
+                progress(done, n)
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(min(workers, n), mp_context=ctx) as pool:
-            futs = {pool.submit(_analyse_game, t): gi for gi, t in enumerate(tasks)}
-            done = 0
+        with cf.ProcessPoolExecutor(min(workers, n - done), mp_context=ctx) as pool:
+            futs = {pool.submit(_analyse_game, t): gi
+                    for gi, t in enumerate(tasks) if gi >= done}
             for f in cf.as_completed(futs):
                 results[futs[f]] = f.result()
                 done += 1

@@ -219,23 +219,16 @@ def _decision_lines(a: Any, marked_only: bool) -> list[str]:
     return out
 
 
-def _warm_first(record: Any, ply: int, workers: int) -> None:
-    """Compile the kernels the analysis uses here, once, by analysing the first actions of
-    ``record``, before ``workers`` processes would each compile them (only while they are
-    not cached)."""
-    from dataclasses import replace
-
-    from gbot.analysis.analyse import analyse as run
+def _compile_here(workers: int) -> bool:
+    """Whether the first game is analysed in this process before ``workers`` processes share
+    the rest: while the kernels are not compiled, so that they compile once (and say so)."""
     from gbot.cli.warmup import cold_notice
 
-    if workers <= 1 or not record.games or cold_notice() is None:
-        return
-    t0 = time.monotonic()
-    click.echo(f"analyse: compiling the kernels once here, not in each of {workers} "
-               "processes", err=True)
-    first = record.games[0]
-    run(replace(record, games=[replace(first, actions=first.actions[:8])]), ply, workers=1)
-    click.echo(f"analyse: kernels ready in {time.monotonic() - t0:.0f} s", err=True)
+    if workers <= 1 or cold_notice() is None:
+        return False
+    click.echo(f"analyse: the first game here while the kernels compile, then {workers} "
+               "processes share the rest", err=True)
+    return True
 
 
 @click.command(name="analyse")
@@ -274,11 +267,11 @@ def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: s
         actions = sum(len(g.actions) for g in record.games)
         click.echo(f"analyse: {Path(path).name}, {len(record.games)} games, {actions} actions, "
                    f"at {ply}-ply on {procs} process{'es' if procs > 1 else ''}", err=True)
-        _warm_first(record, ply, procs)
+        first_here = _compile_here(procs)
         bar = _Bar("analyse", "game")
         bar(0, len(record.games))
         try:
-            a = run(record, ply, workers=procs, progress=bar)
+            a = run(record, ply, workers=procs, progress=bar, first_here=first_here)
         finally:
             bar.close()
         if not sys.stderr.isatty():
