@@ -31,6 +31,23 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def load_script(name: str, module: str | None = None) -> Any:
+    """``scripts/<name>.py`` imported as the module ``module`` (default ``name``), registered
+    in ``sys.modules`` (its dataclasses and pickles need that), with ``scripts/`` importable
+    for the helpers it imports."""
+    import importlib.util
+    import sys
+
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    spec = importlib.util.spec_from_file_location(module or name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module or name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def gnubg_binary() -> str | None:
     """Path of Debian's gnubg, if installed."""
     return find_gnubg()

@@ -4,10 +4,11 @@ checker errors by position class, which must add up to gnubg's own totals."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_cube_judged.py"
 
@@ -68,17 +69,11 @@ Luck adjusted result                      +0.285                  -0.285
 """
 
 
-def _script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_cube_judged", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def test_reads_both_columns_of_the_first_table() -> None:
     # a second table (e.g. ``show statistics game``) after the first is not read
-    st = _script().parse_statistics(TABLE + "\n" + TABLE.replace("16 ", "99 "))
+    st = load_script("bench_cube_judged").parse_statistics(
+        TABLE + "\n" + TABLE.replace("16 ", "99 "))
     ext, gnubg = st["ext"], st["gnubg"]
     assert (ext["moves"], ext["unforced"], ext["checker_emg"]) == (16, 15, -0.105)
     assert (gnubg["moves"], gnubg["unforced"], gnubg["checker_emg"]) == (17, 16, -0.0)
@@ -90,7 +85,7 @@ def test_reads_both_columns_of_the_first_table() -> None:
 
 
 def test_report_rates_are_gnubgs() -> None:
-    mod = _script()
+    mod = load_script("bench_cube_judged")
     st = mod.parse_statistics(TABLE)
     rep = mod.report([{"stats": st | {"gbot": st["ext"]}, "play": {"games": [{}, {}]}}])
     assert rep["gbot"]["checker_rate"] == pytest.approx(7.0)     # gnubg prints -7.0
@@ -100,7 +95,7 @@ def test_report_rates_are_gnubgs() -> None:
 
 def test_no_table_is_an_error() -> None:
     with pytest.raises(ValueError, match="no gnubg statistics"):
-        _script().parse_statistics("Error: no match loaded\n")
+        load_script("bench_cube_judged").parse_statistics("Error: no match loaded\n")
 
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -109,7 +104,7 @@ DATA = Path(__file__).resolve().parent / "data"
 def test_checker_errors_by_class_add_up_to_gnubgs_totals() -> None:
     # two money games gbot (server) played against gnubg 0-ply, Jacoby and beavers on,
     # analysed by gnubg 1.07 at 1-ply and saved; the statistics it printed for the same match
-    mod = _script()
+    mod = load_script("bench_cube_judged")
     split = mod.checker_by_class((DATA / "judged_money.analysed.sgf").read_text(), True, True)
     totals = mod.parse_statistics((DATA / "judged_money.stats.txt").read_text())
     assert set(split) == {"gbot", "gnubg"}
@@ -130,4 +125,5 @@ def test_by_class_refuses_a_file_whose_plays_do_not_replay() -> None:
     from gbot.errors import GbotError
     text = (DATA / "judged_money.analysed.sgf").read_text()
     with pytest.raises((GbotError, ValueError)):
-        _script().checker_by_class(text.replace(";B[", ";B[x", 1), True, True)
+        load_script("bench_cube_judged").checker_by_class(text.replace(";B[", ";B[x", 1),
+                                                          True, True)

@@ -3,29 +3,20 @@ checker plays with gbot's analysis of the same decisions."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.conftest import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 
 
-def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("compare_analysis",
-                                                  ROOT / "scripts" / "compare_analysis.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["compare_analysis"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
-
-ca = _script()
+ca = load_script("compare_analysis")
 
 
 def test_reads_gnubgs_checker_plays_and_marks() -> None:

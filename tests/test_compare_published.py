@@ -4,30 +4,16 @@ the verdict per file, the summary line, the exit status and the manifest it fill
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, gnubg_binary
+from tests.conftest import ROOT, gnubg_binary, load_script
 
-
-def _script() -> Any:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location("compare_published",
-                                                  ROOT / "scripts" / "compare_published.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["compare_published"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cp = _script()
+cp = load_script("compare_published")
 
 # a short game typed for this test: each side plays one roll, then the first resigns a single
 _GAME = (" 3 point match\n\n Game 1\n ann : 0                        ben : 0\n"

@@ -11,30 +11,21 @@ explicit cases of the issue. ``GBOT_SLOW=1`` samples 20 times more.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 TEST_LIMIT_MS = 250.0
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gbot_fuzz", ROOT / "scripts" / "fuzz.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gbot_fuzz"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
-
-fuzz = _load()
+fuzz = load_script("fuzz", "gbot_fuzz")
 SURFACES = {s.name: s for s in fuzz.surfaces()}
 SLOW = os.environ.get("GBOT_SLOW") == "1"
 CHEAP = ("position_id", "match_id", "xgid", "fibs_board", "move_text", "situation", "clip",

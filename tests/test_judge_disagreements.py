@@ -3,24 +3,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from gbot.core.classify import BEAROFF, classify_many
+from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "judge_disagreements.py"
 
-
-def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("judge_disagreements", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +27,7 @@ def versus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_picks_are_the_two_players_choices(versus: Path) -> None:
-    J = _script()
+    J = load_script("judge_disagreements")
     picks_g, picks_b, games = J.disagreements(versus)
     assert picks_g.shape == picks_b.shape and picks_g.shape[0] == games.shape[0] > 5
     assert not any(np.array_equal(a, b) for a, b in zip(picks_g, picks_b, strict=True))
@@ -63,4 +55,4 @@ def test_an_empty_folder_is_refused(tmp_path: Path) -> None:
     import click
 
     with pytest.raises(click.ClickException, match="no self-play chunks"):
-        _script().disagreements(tmp_path)
+        load_script("judge_disagreements").disagreements(tmp_path)
