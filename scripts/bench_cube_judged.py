@@ -108,28 +108,6 @@ def parse_statistics(text: str) -> dict[str, dict[str, float]]:
     return dict(zip(names, out, strict=True))
 
 
-def _no_resign_engine(ply: int, jacoby: bool, beavers: bool, offers: list[int],
-                      weights: Path | None = None) -> Any:
-    """gbot's server engine (on ``weights``, default the shipped networks), whose resignation
-    offers are recorded in ``offers`` and withheld."""
-    from gbot import Evaluator
-    from gbot.engine.engine import Engine
-    from gbot.game.match import Rules
-
-    evaluator = Evaluator(str(weights)) if weights is not None else None
-    engine = Engine(evaluator, ply=ply, rules=Rules(jacoby=jacoby, beavers=beavers))
-    offer = engine.resign_offer
-
-    def withheld(pos: Any, state: Any) -> int:
-        level = offer(pos, state)
-        if level:
-            offers.append(level)
-        return 0
-
-    engine.resign_offer = withheld  # type: ignore[method-assign]
-    return engine
-
-
 def _weights_tag(weights: Path | None) -> str:
     """The default output folder's suffix for ``weights``: a finished chunk is reused from
     that folder, so games of other networks must not land in it."""
@@ -328,7 +306,12 @@ def main(games: int, chunk: int, ply: int, gnubg_ply: int, analysis_ply: int, ja
     t0 = time.time()
     done_here = 0
     offers: list[int] = []
-    engine = _no_resign_engine(ply, jacoby, beavers, offers, weights)
+    from benchlib import withholding_engine
+
+    from gbot.game.match import Rules
+
+    engine = withholding_engine(ply, Rules(jacoby=jacoby, beavers=beavers), offers,
+                                weights=weights)
     with BackgroundServer(engine) as srv:
         click.echo(f"gbot's server ready on {srv.address} ({time.time() - t0:.0f}s)", err=True)
         t0 = time.time()

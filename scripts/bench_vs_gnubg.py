@@ -33,6 +33,8 @@ from typing import Any
 
 import click
 
+from gbot.tournament.stats import rate_interval
+
 ROOT = Path(__file__).resolve().parents[1]
 GNUBG_MATCH = ROOT.parent / "shared" / "tools" / "gnubg_match.py"
 GNUBG = "/usr/games/gnubg"
@@ -45,20 +47,15 @@ _offers: list[int] = []
 def _start_server(ply: int | None, cube_ply: int | None, jacoby: bool, beavers: bool) -> None:
     """This worker's gbot server (resignation offers withheld and counted)."""
     global _server
+    from benchlib import withholding_engine
+
     from gbot.adapters.gnubg_server import BackgroundServer
-    from gbot.engine.engine import PLAY_PLY, Engine
+    from gbot.engine.engine import PLAY_PLY
     from gbot.game.match import Rules
 
-    engine = Engine(ply=PLAY_PLY if ply is None else ply, cube_ply=cube_ply,
-                    rules=Rules(jacoby=jacoby, beavers=beavers, raccoons=beavers))
-    offer = engine.resign_offer
-
-    def withheld(pos: Any, state: Any) -> int:
-        if offer(pos, state):
-            _offers.append(1)
-        return 0
-
-    engine.resign_offer = withheld  # type: ignore[method-assign]
+    engine = withholding_engine(PLAY_PLY if ply is None else ply,
+                                Rules(jacoby=jacoby, beavers=beavers, raccoons=beavers),
+                                _offers, cube_ply=cube_ply)
     _server = BackgroundServer(engine)
     _server.__enter__()
 
@@ -102,16 +99,6 @@ def _gbot_points(result: dict[str, Any], seat: int) -> list[int]:
             for g in result.get("games", []) if g.get("winner") in ("X", "O")]
 
 
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def summarise(recs: list[dict[str, Any]], money: bool) -> str:
     """One line: matches won by gbot with the interval (money: gbot's points per game with its
     standard error, from the seat-swapped pairs), and the trouble seen."""
@@ -133,7 +120,10 @@ def summarise(recs: list[dict[str, Any]], money: bool) -> str:
                 f"{len(pts)} games); {tail}")
     done = [r for r in recs if r.get("complete") and r.get("winner") in ("gbot", "gnubg")]
     won = sum(r["winner"] == "gbot" for r in done)
-    lo, hi = wilson(won, len(done))
+    lo, hi = 0.0, 1.0
+    if done:                            # Wilson's interval: the unclustered standard error
+        rate = won / len(done)
+        lo, hi = rate_interval(rate, math.sqrt(rate * (1 - rate) / len(done)), len(done))
     return (f"gbot won {won} of {len(done)} matches ({100 * won / max(len(done), 1):.1f} %, "
             f"95 % [{100 * lo:.1f}, {100 * hi:.1f}]); {tail}")
 

@@ -154,6 +154,28 @@ def start_gbot_serve(ply: int, cube_ply: int | None = None
     return proc, int(ready.split("listening on 127.0.0.1:")[1].split()[0])
 
 
+def withholding_engine(ply: int, rules: Any, offers: list[int], cube_ply: int | None = None,
+                       weights: Path | None = None) -> Any:
+    """gbot's server engine (on ``weights``, default the shipped networks) whose resignation
+    offers are recorded in ``offers`` and withheld: against gnubg, whose answer to a
+    resignation is not gbot's strength."""
+    from gbot import Evaluator
+    from gbot.engine.engine import Engine
+
+    evaluator = Evaluator(str(weights)) if weights is not None else None
+    engine = Engine(evaluator, ply=ply, rules=rules, cube_ply=cube_ply)
+    offer = engine.resign_offer
+
+    def withheld(pos: Any, state: Any) -> int:
+        level = offer(pos, state)
+        if level:
+            offers.append(level)
+        return 0
+
+    engine.resign_offer = withheld  # type: ignore[method-assign]
+    return engine
+
+
 def latency_summary(times: Sequence[float]) -> dict[str, float]:
     """``median_ms``, ``p99_ms``, ``mean_ms`` and ``max_ms`` of ``times`` (seconds)."""
     ms = sorted(t * 1000.0 for t in times)

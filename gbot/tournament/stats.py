@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["PairingStats", "clustered_mean", "elo_ratings", "pairing_stats", "running_score"]
+__all__ = ["PairingStats", "clustered_mean", "elo_ratings", "pairing_stats", "rate_interval",
+           "running_score"]
 
 Z95 = 1.959963984540054
 
@@ -108,7 +109,7 @@ def _ci(mean: float, se: float) -> tuple[float, float]:
     return mean - Z95 * se, mean + Z95 * se
 
 
-def _rate_ci(rate: float, se: float, n: int) -> tuple[float, float]:
+def rate_interval(rate: float, se: float, n: int) -> tuple[float, float]:
     """95 % interval of a share (Wilson's score interval, within 0..1) from ``n`` outcomes
     whose clustered standard error is ``se`` (the effective count ``rate (1 - rate) / se**2``
     carries the clustering)."""
@@ -154,7 +155,7 @@ def pairing_stats(records: Sequence[dict[str, Any]], a: str, b: str,
         st.matches = len(finals)
         st.match_wins = int(sum(won))
         st.match_rate, st.match_se = rate, mse
-        st.match_ci = _rate_ci(rate, mse, len(finals))
+        st.match_ci = rate_interval(rate, mse, len(finals))
     return st
 
 
