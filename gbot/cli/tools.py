@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import click
@@ -26,7 +26,7 @@ from gbot.errors import GbotError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.boardtext import dice_text, draw
 from gbot.game.match import GameState, Rules
-from gbot.game.position_text import MONEY_DEFAULTS, read_situation
+from gbot.game.position_text import MONEY_DEFAULTS, own_switches, read_situation
 
 MAX_PLY = 4
 """Deepest look-ahead the commands accept (as ``gbot serve --ply``)."""
@@ -67,9 +67,8 @@ def _read_xgp(path: str, match_id: str | None, rules: Rules,
         sit = read_xgp(path)
     except OSError as exc:
         raise GbotError(f"cannot read {path}: {exc.strerror or exc}") from None
-    own = sit.state.rules
-    kept = {k: getattr(rules, k) for k in forced}
-    state = replace(sit.state, rules=replace(own, **kept).in_force(sit.state.match_length))
+    merged = own_switches(rules, sit.state.rules, (f.name for f in fields(Rules)), forced)
+    state = replace(sit.state, rules=merged.in_force(sit.state.match_length))
     return sit.position, state
 
 

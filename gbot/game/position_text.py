@@ -21,7 +21,7 @@ from gbot.game.notations.fibs_board import parse_fibs_board
 from gbot.game.notations.xgid import parse_xgid
 from gbot.game.position import Position
 
-__all__ = ["MONEY_DEFAULTS", "XGID_RULES", "Situation", "read_situation"]
+__all__ = ["MONEY_DEFAULTS", "XGID_RULES", "Situation", "own_switches", "read_situation"]
 
 MONEY_DEFAULTS = Rules(jacoby=True, beavers=True)
 """gnubg's money-play defaults (Jacoby and beavers on): the rules a bare position is read
@@ -54,6 +54,14 @@ def _is_xgid(s: str) -> bool:
     return s.upper().startswith("XGID=") or s.count(":") >= 9
 
 
+def own_switches(rules: Rules, own: Rules, names: Iterable[str],
+                 forced: Iterable[str] = ()) -> Rules:
+    """``rules`` with the switches ``names`` taken from ``own`` (what a notation or a file
+    says), except those named in ``forced`` (given by the user)."""
+    keep = set(forced)
+    return replace(rules, **{k: getattr(own, k) for k in names if k not in keep})
+
+
 def read_situation(text: str, rules: Rules = MONEY_DEFAULTS, match_id: str | None = None,
                    forced: Iterable[str] = ()) -> Situation:
     """The :class:`Situation` a text describes, decided under ``rules``.
@@ -72,9 +80,7 @@ def read_situation(text: str, rules: Rules = MONEY_DEFAULTS, match_id: str | Non
         if match_id:
             raise MatchIdError("an XGID carries its own score and cube; give no Match ID")
         pos, state = parse_xgid(s)
-        own, keep = state.rules, set(forced)
-        carried = {k: getattr(own, k) for k in XGID_RULES if k not in keep}
-        state = replace(state, rules=replace(rules, **carried))
+        state = replace(state, rules=own_switches(rules, state.rules, XGID_RULES, forced))
     else:
         pid = s
         if ":" in s:
