@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import gbot
 from gbot.cli import main
 from gbot.cli.tools import read_position
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.engine.hints import action_words, cube_hint, play_hints, take_hint
 from gbot.game.match import CENTRE, GameState, MatchState, Rules
 from gbot.game.position import Position
@@ -80,8 +80,9 @@ def test_hint_top_play_is_the_engines_at_a_match_score(engine0: Engine) -> None:
 
 
 def test_hint_command_shows_the_engines_play() -> None:
-    """Through the CLI: the starred first row is the engine's play, at a match score."""
-    engine = Engine(ply=0)
+    """Through the CLI: the starred first row is the engine's play, at a match score (both at
+    the default ply, as gbot plays)."""
+    engine = Engine(ply=PLAY_PLY)
     for k, (b, d1, d2) in enumerate(random_positions(30, 11)):
         pos = Position(b)
         if pos.is_over():

@@ -13,7 +13,7 @@ import click
 from gbot.cli.hint_text import cube_hint_lines, fmt_probs, pct, play_hint_lines, take_hint_lines
 from gbot.cli.rules import rule_options
 from gbot.core.movegen import warm
-from gbot.engine.engine import Engine
+from gbot.engine.engine import PLAY_PLY, Engine
 from gbot.engine.hints import (
     action_words,
     cube_hint,
@@ -128,8 +128,8 @@ _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an X
 @click.argument("position")
 @click.argument("dice", required=False)
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
-@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=0, show_default=True,
-              help="Look-ahead (4-ply takes tens of seconds).")
+@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=PLAY_PLY, show_default=True,
+              help="Look-ahead (as gbot plays; 0 for speed, 4-ply takes tens of seconds).")
 @click.option("-n", "count", type=click.IntRange(1, 100), default=5, show_default=True,
               help="How many plays to list.")
 @click.option("--rollout", is_flag=True,
@@ -236,7 +236,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
 @click.command(name="eval", cls=PositionCommand, epilog=_POSITION_HELP)
 @click.argument("position")
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
-@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=0, show_default=True,
+@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=PLAY_PLY, show_default=True,
               help="Look-ahead (4-ply takes minutes: the cube look-ahead is not pruned).")
 @_CUBE_PLY
 @rule_options("jacoby", "beavers", position=True)
