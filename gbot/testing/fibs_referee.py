@@ -409,10 +409,11 @@ class MatchCommands(ServerState):
             wi = 0 if s.score[0] >= length else 1
             win, lose = m.names[wi], m.names[1 - wi]
             score = (s.score[wi], s.score[1 - wi])
-            self._to(win, clip.MatchWon(None, length, score).line())
-            self._to(lose, clip.MatchWon(win, length, score).line())
+            # recorded before it is announced: whoever reads the announcement finds the record
             self.results.append(MatchOutcome(win, lose, length, score))
             self.history.append(("match", win, lose, length, score))
+            self._to(win, clip.MatchWon(None, length, score).line())
+            self._to(lose, clip.MatchWon(win, length, score).line())
             self._report(f"{win} wins a {length} point match against {lose}  "
                          f"{score[0]}-{score[1]} .", win, lose)
             for n in m.names:
