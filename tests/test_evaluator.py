@@ -309,6 +309,19 @@ def test_pruned_two_ply_equals_naive() -> None:
     np.testing.assert_allclose(got, naive(net, pos, 2, net.prune, 4), atol=1e-12)
 
 
+@pytest.mark.parametrize("pid", ["RwAAYLZ9AQEAAA", "OwAAwLMBAAAAAA", RACE[0]])
+def test_pruning_that_keeps_every_reply_changes_nothing(pid: str) -> None:
+    """A pruner that keeps every play leaves the search as it was, also where replies are
+    bear-offs valued by the exact tables (once left unfilled: garbage figures)."""
+    full = _shipped().networks
+    pos = Position.from_id(pid)
+    plain = Evaluator(networks=full, prune=False)
+    everything = Evaluator(networks=full, prune=TinyNet(9), prune_keep=200)
+    for ply in (1, 2):
+        np.testing.assert_allclose(everything.probabilities(pos, ply),
+                                   plain.probabilities(pos, ply), atol=1e-12)
+
+
 @pytest.mark.parametrize("pruned", [False, True])
 def test_two_ply_hint_figures_are_each_results_two_ply_value(pruned: bool) -> None:
     """The 2-ply stage reuses the replies the 1-ply stage picked for the same candidates: each

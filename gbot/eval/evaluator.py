@@ -463,6 +463,16 @@ class Evaluator:
             size *= 4
         return children[:total], offsets, probs[:total], kinds[:total], counts
 
+    def children(self, boards: Board
+                 ) -> tuple[Board, npt.NDArray[np.int64], npt.NDArray[np.float64],
+                            npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+        """The results of every play of each of the 21 rolls of ``boards`` ``[n, 26]``
+        (side to move about to roll), seen by the opponent: ``(children, offsets, probs,
+        kinds, counts)``; group ``21 * i + r`` (board ``i``, roll ``r`` of
+        :data:`gbot.core.expand.ROLLS`) is ``children[offsets[g]:offsets[g + 1]]``; ``probs``
+        holds the exact figures only (ended games, bear-offs), ``kinds`` says which."""
+        return self._expand(np.ascontiguousarray(boards, dtype=np.int8), self._scratch().ws)
+
     def _pick(self, boards: Board, ws: _mg.Workspace, memo: _Memo | None = None
               ) -> tuple[Board, npt.NDArray[np.float64]]:
         """For each board and roll (group ``21 * i + r``), the reply the side to move picks
@@ -484,6 +494,8 @@ class Evaluator:
             self._fill(children, probs, kinds, counts, dedup=True)
             _ex.pick_best(probs, offsets, chosen)
         else:
+            if int(counts[1]):
+                _distinct(_bearoff, children, kinds, _ex.BEAROFF, int(counts[1]), probs)
             net = kinds == _ex.NET
             _distinct(pruner.evaluate, children, kinds, _ex.NET, int(np.count_nonzero(net)),
                       probs)

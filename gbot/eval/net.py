@@ -37,6 +37,8 @@ NET_NAMES = ("contact", "crashed", "race")
 DEFAULT_CLASS_NET = {"bearoff": "race", "race": "race", "crashed": "crashed",
                      "contact": "contact"}
 DEFAULT_WEIGHTS = "nets.npz"
+DEFAULT_PRUNE_WEIGHTS = "prune.npz"
+"""The shipped pruning networks of the shipped networks (see :attr:`Networks.prune`)."""
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "weights"
 ACTIVATIONS = {"sigmoid": _fw.ACT_SIGMOID, "relu": _fw.ACT_RELU}
 
@@ -86,6 +88,10 @@ class Networks:
         self.activation = activation
         self.class_net = class_net
         self.meta = dict(meta or {})
+        self.prune: Networks | None = None
+        """Smaller networks trained to rank plays as these do, which the search uses to prune
+        its inner reply choices (:class:`gbot.eval.evaluator.Evaluator`); None: no pruning.
+        The shipped networks come with theirs; other weights files have none."""
         self._w1m = np.ascontiguousarray(
             np.stack([_fw.build_matrix(self.nets[n]["w1"]) for n in names]))
         for k, n in enumerate(names):   # narrower networks zero-padded to the common width
@@ -186,5 +192,8 @@ class Networks:
         global _default
         with _default_lock:
             if _default is None:
-                _default = cls.load(WEIGHTS_DIR / DEFAULT_WEIGHTS)
+                nets = cls.load(WEIGHTS_DIR / DEFAULT_WEIGHTS)
+                if (WEIGHTS_DIR / DEFAULT_PRUNE_WEIGHTS).exists():
+                    nets.prune = cls.load(WEIGHTS_DIR / DEFAULT_PRUNE_WEIGHTS)
+                _default = nets
             return _default

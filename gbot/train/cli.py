@@ -9,6 +9,8 @@ Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT
   label       label positions with gnubg-nn at 0/1/2 ply (training time only; resumable)
   teacher     label the close decisions of self-play with a deeper teacher (gnubg-nn 1/2-ply,
               or gbot's own n-ply search: the iterated target), in parallel workers
+  replies     every reply to every roll of positions from play, valued by the networks: the
+              training set of a pruning network
   blend       mix a labelled folder's values with gnubg-nn 0-ply (0.3 x 0-ply + 0.7 x 1-ply
               is closer to 2-ply than 1-ply alone)
   supervised  fit contact/crashed/race networks on labelled sets, export the ``.npz`` weights
@@ -245,6 +247,28 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
         n = L.prepare(out, pick, limit, seed)
         log(f"chose {n} positions from {src}")
     L.run(out, plies, log=log)
+
+
+@cli.command()
+@click.option("--src", type=click.Path(path_type=Path), required=True,
+              help="a selfplay folder (its played positions are the ones answered)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--rows", default=3_000_000, show_default=True, help="replies to keep (about)")
+@click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="the networks to stand in for (default: shipped)")
+@click.option("--seed", default=9, show_default=True)
+def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) -> None:
+    """Every reply to every roll of positions from play, valued by the networks: the training
+    set of a pruning network (groups by roll, for the rank term)."""
+    from gbot.eval.net import Networks
+    from gbot.train import replies as RP
+    from gbot.train import selfplay as S
+    if not (out / "positions.npz").exists():
+        _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
+    log = _log_to(out / "log.txt")
+    nets = Networks.default() if weights is None else _check_weights(weights, "--weights")
+    positions, _ = S.load(src, played_only=True)    # seen by the side about to roll
+    RP.build(out, positions, nets, rows, seed, log=log)
 
 
 @cli.command()

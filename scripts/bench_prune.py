@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""What pruning the inner reply choices costs and saves: pick agreement, decisions, time.
+
+Pruning (see :mod:`gbot.eval.evaluator`): inside a 1- or 2-ply search, a small network ranks
+the plays of each reply roll and the full networks value only the ``--keep`` it likes best.
+On ``--n`` distinct contact positions of the shared gnubg2ply set (not the positions the
+pruning networks learnt from), this prints:
+
+* **reply picks**: over every roll of every position, how often the pruned pick is the full
+  networks' own 0-ply pick, and the mean and largest 0-ply equity given up when it is not;
+* **decisions** at ``--ply`` (one seeded roll per position): CPU time per decision unpruned
+  and pruned (interleaved, each position timed once per side), how often the same play is
+  chosen, and for the others the equity lost by the pruned choice as the unpruned search
+  values both (the search's own judgement of the cost).
+
+    python3 scripts/bench_prune.py                         # shipped pruner, keep 4, 2-ply
+    python3 scripts/bench_prune.py --prune runs/prune.npz --keep 3 --n 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import benchlib
+import numpy as np
+from benchlib import clock, contact_positions, seeded_rolls
+
+from gbot.core import expand as _ex
+from gbot.eval.evaluator import Evaluator, equities
+from gbot.eval.net import Networks
+from gbot.game.position import Position
+
+
+def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep: int
+                    ) -> dict[str, float]:
+    """Pick agreement of ``prune`` (top ``keep``, then ``full``) with ``full`` over every roll
+    of ``positions``, and the equity lost where they differ."""
+    ev = Evaluator(networks=full, prune=False)
+    children, offsets, _, kinds, _ = ev.children(positions)
+    same = differ = 0
+    lost: list[float] = []
+    for g in range(offsets.shape[0] - 1):
+        lo, hi = int(offsets[g]), int(offsets[g + 1])
+        if hi - lo < 2 or (kinds[lo:hi] != _ex.NET).any():
+            continue
+        boards = children[lo:hi]
+        # the children are seen by the opponent: the mover's equity is minus theirs
+        eq_full = -equities(full.evaluate(boards).astype(np.float64))
+        eq_prune = -equities(prune.evaluate(boards).astype(np.float64))
+        top = np.argsort(-eq_prune, kind="stable")[:keep]
+        pick = int(top[np.argmax(eq_full[top])])
+        best = int(np.argmax(eq_full))
+        if eq_full[pick] == eq_full[best]:
+            same += 1
+        else:
+            differ += 1
+            lost.append(float(eq_full[best] - eq_full[pick]))
+    total = max(same + differ, 1)
+    return {"rolls": same + differ, "same_pick": same / total,
+            "mean_loss_per_roll": float(np.sum(lost)) / total,
+            "largest_loss": max(lost, default=0.0)}
+
+
+def decisions(full: Networks, prune: Networks, positions: list[Position], ply: int, keep: int,
+              seed: int) -> dict[str, float]:
+    """Time and agreement of ``ply``-ply best plays, unpruned and pruned."""
+    plain = Evaluator(networks=full, prune=False)
+    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep)
+    rolls = seeded_rolls(len(positions), seed)
+    pos0, d0 = positions[0], rolls[0]
+    plain.best_play(pos0, d0, ply)
+    pruned.best_play(pos0, d0, ply)
+    tick = clock("cpu")
+    t_plain: list[float] = []
+    t_pruned: list[float] = []
+    same = 0
+    lost: list[float] = []
+    for i, (pos, dice) in enumerate(zip(positions, rolls, strict=True)):
+        order = (plain, pruned) if i % 2 == 0 else (pruned, plain)
+        got = {}
+        for ev in order:
+            t = tick()
+            got[id(ev)] = ev.best_play(pos, dice, ply)
+            (t_plain if ev is plain else t_pruned).append(tick() - t)
+        a, b = got[id(plain)], got[id(pruned)]
+        if a is None or b is None or a.position == b.position:
+            same += 1
+            continue
+        ea = plain.equity(a.position.swapped(), ply)
+        eb = plain.equity(b.position.swapped(), ply)
+        lost.append(float(eb - ea))   # the opponent's equity: the mover loses eb - ea
+    n = len(positions)
+    return {"decisions": n, "unpruned_ms": 1e3 * float(np.mean(t_plain)),
+            "pruned_ms": 1e3 * float(np.mean(t_pruned)),
+            "unpruned_p99_ms": 1e3 * float(np.percentile(t_plain, 99)),
+            "pruned_p99_ms": 1e3 * float(np.percentile(t_pruned, 99)),
+            "speedup": float(np.mean(t_plain) / np.mean(t_pruned)),
+            "same_play": same / n, "mean_loss_per_decision": float(np.sum(lost)) / n,
+            "largest_loss": max(lost, default=0.0)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=200, help="distinct contact positions")
+    ap.add_argument("--ply", type=int, default=2)
+    ap.add_argument("--keep", type=int, default=None, help="default: the evaluator's")
+    ap.add_argument("--prune", type=Path, default=None,
+                    help="pruning networks (default: the shipped ones)")
+    ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--json-out", type=Path, default=None)
+    args = ap.parse_args()
+    benchlib.header()
+    full = Networks.default()
+    prune = Networks.load(args.prune) if args.prune else getattr(full, "prune", None)
+    if prune is None:
+        raise SystemExit("no pruning networks: give --prune")
+    keep = args.keep or Evaluator().prune_keep
+    positions, source = contact_positions(args.n, args.seed)
+    print(f"positions: {args.n} distinct contact positions, {source}; keep {keep}")
+    boards = np.array([p.board for p in positions], dtype=np.int8)
+    rep = reply_agreement(full, prune, boards, keep)
+    print(f"reply picks: {rep['rolls']} rolls, same pick {100 * rep['same_pick']:.2f} %, "
+          f"equity given up {rep['mean_loss_per_roll']:.5f} per roll (largest "
+          f"{rep['largest_loss']:.3f})")
+    dec = decisions(full, prune, positions, args.ply, keep, args.seed)
+    print(f"{args.ply}-ply decisions: {dec['decisions']}, unpruned {dec['unpruned_ms']:.2f} ms "
+          f"(p99 {dec['unpruned_p99_ms']:.1f}), pruned {dec['pruned_ms']:.2f} ms (p99 "
+          f"{dec['pruned_p99_ms']:.1f}): {dec['speedup']:.2f}x; same play "
+          f"{100 * dec['same_play']:.1f} %, equity lost {dec['mean_loss_per_decision']:.5f} per "
+          f"decision (largest {dec['largest_loss']:.3f}, by the unpruned search)")
+    if args.json_out:
+        benchlib.write_json(args.json_out, {"keep": keep, "replies": rep, "decisions": dec})
+    else:
+        print(json.dumps({"keep": keep, "replies": rep, "decisions": dec}))
+
+
+if __name__ == "__main__":
+    main()
