@@ -28,7 +28,7 @@ import math
 import multiprocessing as mp
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import benchlib  # noqa: F401  (first: one thread per worker)
 import click
@@ -39,10 +39,12 @@ from gbot.core.board import START, Board, flip_py, from_gnubg, to_gnubg
 _STATE: dict[str, Any] = {}
 
 
-def _init(weights: str | None, ply: int, opponent: str, opp_ply: int, chooser: str) -> None:
+def _init(weights: str | None, ply: int, opponent: str, opp_ply: int, chooser: str,
+          prune: bool = True, starts: Board | None = None) -> None:
     """Per-worker set-up: gbot's evaluator and the opponent."""
     import gnubg_nn
 
+    _STATE["starts"] = starts
     _STATE["gnubg"] = gnubg_nn
     _STATE["ply"] = ply
     _STATE["opponent"] = opponent
@@ -55,7 +57,7 @@ def _init(weights: str | None, ply: int, opponent: str, opp_ply: int, chooser: s
         _STATE["bgsage"] = Bgsage(opp_ply, threads=1)
     if chooser == "evaluator":
         from gbot.eval.evaluator import Evaluator
-        ev = Evaluator(weights) if weights else Evaluator()
+        ev = Evaluator(weights, prune=None if prune else False)
         ev.warm()
         _STATE["ev"] = ev
     else:
@@ -130,8 +132,8 @@ def _bgsage_move(board: Board, d1: int, d2: int) -> Board | None:
         return None
     if choice is None or not (legal == choice).all(axis=1).any():
         _STATE["illegal"] += 1
-        return bgs.choose(board, d1, d2, legal)
-    return choice
+        return cast(Board | None, bgs.choose(board, d1, d2, legal))
+    return cast(Board, choice)
 
 
 def _score(b: Board) -> int:
@@ -148,12 +150,14 @@ def _dice_stream(seed: int, pair: int) -> np.random.Generator:
     return np.random.default_rng([seed, pair])
 
 
-def _play_game(rng: np.random.Generator, gbot_first: bool) -> tuple[int, int]:
-    """One game; returns (gbot's points, number of moves)."""
-    board = START.copy()
+def _play_game(rng: np.random.Generator, gbot_first: bool,
+               start: Board | None = None) -> tuple[int, int]:
+    """One game from the opening, or from ``start`` (the first mover on roll, any first roll);
+    returns (gbot's points, number of moves)."""
+    board = START.copy() if start is None else start.copy()
     while True:
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        if d1 != d2:
+        if d1 != d2 or start is not None:
             break
     gbot_to_move = gbot_first
     moves = 0
@@ -177,9 +181,25 @@ def _play_pair(args: tuple[int, int]) -> tuple[int, int, int, int, int]:
     bgsage choices that gbot's rules do not allow)."""
     seed, pair = args
     _STATE["illegal"] = _STATE["opp_moves"] = 0
-    a, _ = _play_game(_dice_stream(seed, pair), True)
-    b, _ = _play_game(_dice_stream(seed, pair), False)
+    starts = _STATE.get("starts")
+    start = None if starts is None else starts[pair % starts.shape[0]]
+    a, _ = _play_game(_dice_stream(seed, pair), True, start)
+    b, _ = _play_game(_dice_stream(seed, pair), False, start)
     return pair, a, b, _STATE["opp_moves"], _STATE["illegal"]
+
+
+def _start_boards(path: str, cls: str, seed: int) -> Board:
+    """The ``--starts`` boards of class ``cls`` (live games only), in a seeded order."""
+    from gbot.core.classify import NAMES, classify_many
+    with np.load(path) as z:
+        boards = np.asarray(z["boards"], dtype=np.int8)
+    kinds = classify_many(boards)
+    live = kinds != NAMES.index("over")
+    keep = live if cls == "any" else kinds == NAMES.index(cls)
+    boards = boards[keep]
+    if boards.shape[0] == 0:
+        raise click.ClickException(f"no {cls} boards in {path}")
+    return np.ascontiguousarray(boards[np.random.default_rng(seed).permutation(boards.shape[0])])
 
 
 @click.command()
@@ -194,11 +214,20 @@ def _play_pair(args: tuple[int, int]) -> tuple[int, int, int, int, int]:
               help="gbot weights (.npz); default: the shipped ones")
 @click.option("--chooser", type=click.Choice(["evaluator", "net"]), default="evaluator",
               show_default=True, help="gbot.Evaluator.best_play, or a bare 0-ply net chooser")
+@click.option("--prune/--no-prune", default=True, show_default=True,
+              help="prune inner reply choices with the networks' pruning networks (the shipped "
+                   "ones have them; other weights files have none)")
+@click.option("--starts", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="play pair k from board k (mod their number) of this .npz (`boards`, side "
+                   "to move about to roll) instead of the opening")
+@click.option("--starts-class", type=click.Choice(["any", "contact", "crashed", "race"]),
+              default="any", show_default=True, help="keep only --starts boards of this class")
 @click.option("--seed", default=2026, show_default=True)
 @click.option("--workers", default=2, show_default=True)
 @click.option("--json-out", type=click.Path(), default=None, help="also write the result here")
 def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str | None,
-         chooser: str, seed: int, workers: int, json_out: str | None) -> None:
+         chooser: str, prune: bool, starts: str | None, starts_class: str, seed: int,
+         workers: int, json_out: str | None) -> None:
     """Play gbot against gnubg-nn, bgsage or PubEval and print gbot's points per game."""
     pairs = (games + 1) // 2
     if opp_ply is None:
@@ -210,7 +239,8 @@ def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str 
     t0 = time.time()
     results = np.zeros((pairs, 2), dtype=np.int64)
     checked = np.zeros(2, dtype=np.int64)      # opponent moves, bgsage choices not legal
-    init = (weights, ply, opponent, opp_ply, chooser)
+    start_boards = None if starts is None else _start_boards(starts, starts_class, seed)
+    init = (weights, ply, opponent, opp_ply, chooser, prune, start_boards)
     tasks = [(seed, k) for k in range(pairs)]
     done = 0
     step = max(1, pairs // 20)
@@ -223,7 +253,8 @@ def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str 
         absr = np.abs(r)
         out = {"games": 2 * done, "ppg": ppg, "se": se, "opponent": opponent,
                "ply": ply, "opp_ply": opp_ply, "chooser": chooser, "seed": seed,
-               "weights": weights or "shipped",
+               "weights": weights or "shipped", "prune": prune,
+               "starts": starts and f"{starts} ({starts_class})",
                "win_rate": float((r > 0).mean()) if done else 0.0,
                "gammon_rate": float((absr >= 2).mean()) if done else 0.0,
                "backgammon_rate": float((absr >= 3).mean()) if done else 0.0,
@@ -260,6 +291,7 @@ def main(games: int, ply: int, opponent: str, opp_ply: int | None, weights: str 
                 if done % step == 0:
                     report(False)
     out = report(True)
+    out["pairs"] = results[:done].tolist()    # gbot's points in each pair's two games
     if json_out:
         Path(json_out).write_text(json.dumps(out, indent=1) + "\n")
 
