@@ -1,7 +1,9 @@
 """1- and 2-ply play choice in one kernel call, for the rollout's checker play at 1 and 2 plies.
 
-The rule is the evaluator's (:mod:`gbot.eval.evaluator`, ``Evaluator.best_play(ply=1)`` and
-``ply=2``): every play of the roll is scored at 0-ply (:func:`gbot.core.bestplay.best_static`);
+The rule is the unpruned evaluator's (:mod:`gbot.eval.evaluator`,
+``Evaluator(prune=False).best_play(ply=1)`` and ``ply=2``; these kernels value every reply with
+the full networks, where the shipped evaluator prunes its inner reply choices): every play
+of the roll is scored at 0-ply (:func:`gbot.core.bestplay.best_static`);
 the first move filter of :data:`gbot.eval.evaluator.DEFAULT_FILTERS` (``keep``, ``window``)
 keeps at most ``keep`` plays within ``window`` equity of the best; when more than one
 survives, each survivor's result is valued at 1-ply (:func:`reply_average`: the mean over the

@@ -92,7 +92,9 @@ PLAY_PLY = 2
 """The look-ahead gbot's adapters play at unless told (``gbot serve``, ``fibs``, ``web``,
 ``play``): gnubg's own default depth, and the deepest whose decisions stay within the time
 budget of a player at a table, 0.25 s a decision at the 99th percentile on one core (measured
-on 200 positions of random games: 2-ply mean 10 ms, p99 76 ms; 3-ply p99 0.6 s). ``--ply 0``
+on 200 positions of random games before the pruning networks shipped: 2-ply mean 10 ms, p99
+76 ms; 3-ply p99 0.6 s; the pruning networks make a 2-ply decision about 1.5x faster,
+``scripts/bench_prune.py``). ``--ply 0``
 plays in microseconds, for speed."""
 
 CUBE_PLY = 2
