@@ -66,17 +66,30 @@ def game_exports(into: Path) -> list[str]:
 
 
 def gnubg_statistics(out: str, path: str) -> dict[str, Any]:
-    """Per player (gnubg's order) the overall error rate (mEMG) and checker error total."""
+    """Per player (gnubg's order) the overall error rate (mEMG), the checker error total
+    (EMG), the checker and cube error rates (mEMG per unforced move, per close or actual
+    cube decision) and the luck total (EMG, signed)."""
     names = re.search(r"^Player\s+(\S+)\s+(\S+)", out, re.M)
     overall = out[out.find("Overall statistics"):]
     checker = out[out.find("Chequerplay statistics"):out.find("Luck statistics")]
-    rate = re.search(rf"Error rate mEMG \(MWC\)\s+{_NUM}.*?\)\s+{_NUM}", overall)
-    moves_err = re.search(rf"Error total EMG \(MWC\)\s+{_NUM}.*?\)\s+{_NUM}", checker)
-    if not (names and rate and moves_err):
+    luck = out[out.find("Luck statistics"):out.find("Cube statistics")]
+    cube = out[out.find("Cube statistics"):out.find("Overall statistics")]
+    pair = rf"{_NUM}.*?\)\s+{_NUM}"
+    rate = re.search(rf"Error rate mEMG \(MWC\)\s+{pair}", overall)
+    moves_err = re.search(rf"Error total EMG \(MWC\)\s+{pair}", checker)
+    move_rate = re.search(rf"Error rate mEMG \(MWC\)\s+{pair}", checker)
+    cube_rate = re.search(rf"Error rate mEMG \(MWC\)\s+{pair}", cube)
+    luck_total = re.search(rf"Luck total EMG \(MWC\)\s+{pair}", luck)
+    if not (names and rate and moves_err and move_rate and cube_rate and luck_total):
         raise RuntimeError(f"gnubg gave no statistics for {path}: {out[-400:]!r}")
-    return {"names": [names.group(1), names.group(2)],
-            "rate": [abs(float(rate.group(1))), abs(float(rate.group(2)))],
-            "checker_error": [abs(float(moves_err.group(1))), abs(float(moves_err.group(2)))]}
+
+    def both(m: re.Match[str], signed: bool = False) -> list[float]:
+        a, b = float(m.group(1)), float(m.group(2))
+        return [a, b] if signed else [abs(a), abs(b)]
+
+    return {"names": [names.group(1), names.group(2)], "rate": both(rate),
+            "checker_error": both(moves_err), "checker_rate": both(move_rate),
+            "cube_rate": both(cube_rate), "luck": both(luck_total, signed=True)}
 
 
 _CAND = re.compile(r"^(\*?)\s+(\d+)\.\s+(?:Cubeful|Cubeless)\s+(\d)-ply\s+(.+?)\s+Eq\.:\s*"
@@ -156,6 +169,9 @@ def gbot_analysis(path: str, ply: int, cache: Path | None) -> dict[str, Any]:
     a = analyse(read_match(path), ply)
     res = {"names": list(a.names), "rate": [p.error_rate for p in a.players],
            "checker_error": [p.move_error for p in a.players],
+           "checker_rate": [p.move_rate for p in a.players],
+           "cube_rate": [p.cube_rate for p in a.players],
+           "luck": [p.luck for p in a.players],
            "moves": [{"game": d.game, "index": d.index, "player": d.player,
                       "position_id": d.position_id, "dice": list(d.dice), "played": d.played,
                       "best": d.best, "error": d.error, "equity": d.equity,
@@ -256,17 +272,23 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
                     failures.append((r["file"], p))
     n = len(gx)
     mad = sum(abs(a - c) for a, c in zip(gx, bx, strict=True)) / n if n else float("nan")
+    per_figure = {k: figure_agreement(rows, k) for k in ("checker_rate", "cube_rate", "luck")}
     fig: dict[str, Any] = {"files": len(rows), "players": n, "ply": ply,
                            "rate_correlation": _pearson(gx, bx),
                            "checker_total_correlation": _pearson(gc, bc),
                            "rate_mean_abs_diff": mad,
                            "marked": {k: {"gnubg": v[0], "gbot_best": v[1],
                                           "unmatched": v[2]} for k, v in counts.items()},
-                           "very_bad_called_best": []}
+                           "very_bad_called_best": [], "figures": per_figure}
     print(f"\n{len(rows)} files, {n} player figures at {ply}-ply")
     print(f"correlation of error rates (mEMG/decision): {fig['rate_correlation']:.3f}")
     print(f"correlation of checker error totals (EMG):  {fig['checker_total_correlation']:.3f}")
     print(f"mean abs difference of error rates:         {mad:.2f} mEMG")
+    for key, f in per_figure.items():
+        print(f"{key:<13s} over {f['players']} player figures: correlation {f['correlation']:.3f},"
+              f" mean abs difference {f['mean_abs_diff']:.4f}, sums gnubg {f['gnubg_sum']:.3f}"
+              f" gbot {f['gbot_sum']:.3f} ({100 * f['sum_rel_diff']:+.1f} %), within 5 % of "
+              f"gnubg's figure: {f['within_5pct']} of {f['players']}")
     for how, (k, same, lost) in counts.items():
         print(f"checker plays gnubg marks {how}: {k}; of those gbot calls best: {same}"
               + (f" ({lost} not found in gbot's analysis)" if lost else ""))
@@ -275,6 +297,32 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
     print("\nchecker plays by player, as each analysis judges them:")
     fig["self_judgement"] = self_judgement(rows)
     return fig
+
+
+def figure_agreement(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """One per-player figure of both analyses (``key``: ``checker_rate``, ``cube_rate`` in
+    mEMG, ``luck`` in EMG) over every player of every file (matched by name): correlation, mean
+    absolute difference, both sums and their relative difference, and how many of gbot's
+    figures lie within 5 % of gnubg's."""
+    gx: list[float] = []
+    bx: list[float] = []
+    for r in rows:
+        g, b = r["gnubg"], r["gbot"]
+        if key not in g or key not in b:
+            continue
+        by_name = {n: i for i, n in enumerate(b["names"])}
+        for i, name in enumerate(g["names"]):
+            gx.append(float(g[key][i]))
+            bx.append(float(b[key][by_name.get(name, i)]))
+    n = len(gx)
+    gs, bs = sum(gx), sum(bx)
+    return {"players": n, "correlation": _pearson(gx, bx) if n > 1 else float("nan"),
+            "mean_abs_diff": sum(abs(a - c) for a, c in zip(gx, bx, strict=True)) / n
+            if n else float("nan"),
+            "gnubg_sum": gs, "gbot_sum": bs,
+            "sum_rel_diff": (bs - gs) / abs(gs) if gs else float("nan"),
+            "within_5pct": sum(1 for a, c in zip(gx, bx, strict=True)
+                               if abs(c - a) <= 0.05 * abs(a))}
 
 
 def self_judgement(rows: list[dict[str, Any]]) -> dict[str, Any]:

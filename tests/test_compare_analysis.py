@@ -125,3 +125,29 @@ def test_conversion_of_gnubgs_probabilities_matches_its_equities() -> None:
     assert out["n"] == 10 and out["mean"] < 0.004 and out["over"] == 0
     assert out["errors"]["ext"][1] == pytest.approx(0.147, abs=1e-9)
     assert out["errors"]["ext"][2] == pytest.approx(0.147, abs=0.005)
+
+
+def test_reads_gnubgs_statistics_per_player() -> None:
+    """gnubg 1.07's `show statistics match` of tests/data/gnubg_3pt.mat analysed at 0-ply
+    (tests/data/gnubg_3pt.stats.txt): the figures as printed there."""
+    got = ca.gnubg_statistics((DATA / "gnubg_3pt.stats.txt").read_text(), "gnubg_3pt.mat")
+    assert got["names"] == ["gbot", "gnubg"]
+    assert got["checker_error"] == [0.096, 0.0]
+    assert got["checker_rate"] == [2.5, 0.0]
+    assert got["cube_rate"] == [1.1, 0.0]
+    assert got["rate"] == [2.2, 0.0]
+    assert got["luck"] == [1.161, 0.249]       # signed: both lucky here
+
+
+def test_figure_agreement_over_players() -> None:
+    rows = [{"gnubg": {"names": ["a", "b"], "luck": [1.0, -0.5]},
+             "gbot": {"names": ["b", "a"], "luck": [-0.52, 1.04]}},
+            {"gnubg": {"names": ["c", "d"], "luck": [0.2, 0.0]},
+             "gbot": {"names": ["c", "d"], "luck": [0.3, 0.0]}}]
+    got = ca.figure_agreement(rows, "luck")
+    assert got["players"] == 4
+    assert got["gnubg_sum"] == pytest.approx(0.7) and got["gbot_sum"] == pytest.approx(0.82)
+    assert got["mean_abs_diff"] == pytest.approx((0.04 + 0.02 + 0.1 + 0.0) / 4)
+    assert got["within_5pct"] == 3               # a (4 %), b (4 %) and d (exactly 0)
+    assert got["correlation"] > 0.98
+    assert ca.figure_agreement(rows, "cube_rate")["players"] == 0
