@@ -251,7 +251,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
 
 @cli.command()
 @click.option("--src", type=click.Path(path_type=Path), required=True,
-              help="a selfplay folder (its played positions are the ones answered)")
+              help="a selfplay folder (its played positions are the ones answered) or a data "
+                   "set .npz (its boards)")
 @click.option("--out", type=click.Path(path_type=Path), required=True)
 @click.option("--rows", default=3_000_000, show_default=True, help="replies to keep (about)")
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
@@ -263,11 +264,17 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
     from gbot.eval.net import Networks
     from gbot.train import replies as RP
     from gbot.train import selfplay as S
-    if not (out / "positions.npz").exists():
+    if src.suffix == ".npz":
+        _check_npz(src, "--src", ("boards",))
+    elif not (out / "positions.npz").exists():
         _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
     log = _log_to(out / "log.txt")
     nets = Networks.default() if weights is None else _check_weights(weights, "--weights")
-    positions, _ = S.load(src, played_only=True)    # seen by the side about to roll
+    if src.suffix == ".npz":
+        with np.load(src) as z:
+            positions = np.asarray(z["boards"], dtype=np.int8)
+    else:
+        positions, _ = S.load(src, played_only=True)    # seen by the side about to roll
     RP.build(out, positions, nets, rows, seed, log=log)
 
 
