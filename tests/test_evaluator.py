@@ -522,20 +522,25 @@ def test_shipped_net_two_ply_is_closer_to_gnubg_two_ply() -> None:
     assert err2 < err0, (err0, err2)
 
 
-def test_shipped_pruning_networks_pick_what_the_full_networks_pick() -> None:
+@pytest.mark.parametrize(("cls", "least"), [("contact", 0.89), ("crashed", 0.89),
+                                             ("race", 0.94)])
+def test_shipped_pruning_networks_pick_what_the_full_networks_pick(cls: str,
+                                                                  least: float) -> None:
     """The shipped pruner's top 4 hold the full networks' own reply choice in nearly every
-    roll of held-out positions (measured 97.7 % over 4,882 rolls; bench_prune.py)."""
+    roll of held-out positions of each class (measured on these 40 of each: contact 91.0 %,
+    crashed 92.4 %, race 96.3 %; bench_prune.py)."""
     from tests.conftest import load_script
 
     full = _shipped().networks
     prune = getattr(full, "prune", None)
     assert prune is not None, "the shipped networks come with their pruning networks"
     bench = load_script("bench_prune")
-    ids = [line.split(",", 1)[0] for line in
-           (Path(__file__).parent / "data" / "heldout_positions.csv").read_text().splitlines()[1:]]
-    boards = np.array([Position.from_id(p).board for p in ids[:40]], dtype=np.int8)
+    rows = [line.split(",") for line in
+            (Path(__file__).parent / "data" / "heldout_positions.csv").read_text().splitlines()[1:]]
+    ids = [r[0] for r in rows if r[6] == cls][:40]
+    boards = np.array([Position.from_id(p).board for p in ids], dtype=np.int8)
     got = bench.reply_agreement(full, prune, boards, 4)
-    assert got["rolls"] > 400
-    assert got["same_pick"] > 0.93, got
+    assert got["rolls"] > 300
+    assert got["same_pick"] >= least, got
     # a pruner that keeps one reply is the pruner's own pick: far worse
     assert bench.reply_agreement(full, prune, boards, 1)["same_pick"] < got["same_pick"]
