@@ -35,32 +35,31 @@ from gbot.game.position import Position
 
 def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep: int
                     ) -> dict[str, float]:
-    """Pick agreement of ``prune`` (top ``keep``, then ``full``) with ``full`` over every roll
-    of ``positions``, and the equity lost where they differ."""
+    """Pick agreement of ``prune`` (top ``keep``, then ``full``: the search's own kernels)
+    with ``full`` over every roll of ``positions`` whose plays the networks value (two or
+    more), and the equity lost where they differ."""
     ev = Evaluator(networks=full, prune=False)
     children, offsets, _, kinds, _ = ev.children(positions)
-    same = differ = 0
-    lost: list[float] = []
-    for g in range(offsets.shape[0] - 1):
-        lo, hi = int(offsets[g]), int(offsets[g + 1])
-        if hi - lo < 2 or (kinds[lo:hi] != _ex.NET).any():
-            continue
-        boards = children[lo:hi]
-        # the children are seen by the opponent: the mover's equity is minus theirs
-        eq_full = -equities(full.evaluate(boards).astype(np.float64))
-        eq_prune = -equities(prune.evaluate(boards).astype(np.float64))
-        top = np.argsort(-eq_prune, kind="stable")[:keep]
-        pick = int(top[np.argmax(eq_full[top])])
-        best = int(np.argmax(eq_full))
-        if eq_full[pick] == eq_full[best]:
-            same += 1
-        else:
-            differ += 1
-            lost.append(float(eq_full[best] - eq_full[pick]))
-    total = max(same + differ, 1)
-    return {"rolls": same + differ, "same_pick": same / total,
-            "mean_loss_per_roll": float(np.sum(lost)) / total,
-            "largest_loss": max(lost, default=0.0)}
+    groups = offsets.shape[0] - 1
+    row_group = np.repeat(np.arange(groups), np.diff(offsets))
+    exact = np.bincount(row_group[kinds != _ex.NET], minlength=groups)
+    counted = (exact == 0) & (np.diff(offsets) >= 2)
+    p_full = full.evaluate(children).astype(np.float64)
+    p_prune = prune.evaluate(children).astype(np.float64)
+    selected = np.empty(children.shape[0], dtype=np.bool_)
+    _ex.prune_select(p_prune, offsets, keep, selected)
+    pick = np.empty(groups, dtype=np.int64)
+    best = np.empty(groups, dtype=np.int64)
+    _ex.pick_best_of(p_full, offsets, selected, pick)
+    _ex.pick_best(p_full, offsets, best)
+    # the children are seen by the opponent: the mover loses what the opponent gains
+    eq = equities(p_full)
+    loss = (eq[pick] - eq[best])[counted]
+    total = max(int(counted.sum()), 1)
+    lost = loss[loss != 0.0]
+    return {"rolls": int(counted.sum()), "same_pick": float((loss == 0.0).sum()) / total,
+            "mean_loss_per_roll": float(lost.sum()) / total,
+            "largest_loss": float(lost.max(initial=0.0))}
 
 
 def decisions(full: Networks, prune: Networks, positions: list[Position], ply: int, keep: int,

@@ -243,10 +243,6 @@ def _one(args: tuple[str, int, str | None]) -> dict[str, Any]:
 
 def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
     """Print the comparison; return its figures."""
-    gx: list[float] = []
-    bx: list[float] = []
-    gc: list[float] = []
-    bc: list[float] = []
     counts = {k: [0, 0, 0] for k in MARKS}      # marked, gbot calls best, not matched
     failures = []
     for r in rows:
@@ -254,12 +250,9 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
         by_name = {n: i for i, n in enumerate(b["names"])}
         for i, name in enumerate(g["names"]):
             j = by_name.get(name, i)
-            gx.append(g["rate"][i])
-            bx.append(b["rate"][j])
-            gc.append(g["checker_error"][i])
-            bc.append(b["checker_error"][j])
-            print(f"{Path(r['file']).name:<10s} {name:<8s} gnubg {gx[-1]:6.1f} mEMG "
-                  f"{gc[-1]:6.3f} EMG   gbot {bx[-1]:6.1f} mEMG {bc[-1]:6.3f} EMG")
+            print(f"{Path(r['file']).name:<10s} {name:<8s} gnubg {g['rate'][i]:6.1f} mEMG "
+                  f"{g['checker_error'][i]:6.3f} EMG   gbot {b['rate'][j]:6.1f} mEMG "
+                  f"{b['checker_error'][j]:6.3f} EMG")
         for p in match_marked(g, b):
             c = counts[p["mark"]]
             c[0] += 1
@@ -270,12 +263,13 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
                 c[1] += 1
                 if p["mark"] == "very bad":
                     failures.append((r["file"], p))
-    n = len(gx)
-    mad = sum(abs(a - c) for a, c in zip(gx, bx, strict=True)) / n if n else float("nan")
+    rates = figure_agreement(rows, "rate")
+    n, mad = rates["players"], rates["mean_abs_diff"]
     per_figure = {k: figure_agreement(rows, k) for k in ("checker_rate", "cube_rate", "luck")}
     fig: dict[str, Any] = {"files": len(rows), "players": n, "ply": ply,
-                           "rate_correlation": _pearson(gx, bx),
-                           "checker_total_correlation": _pearson(gc, bc),
+                           "rate_correlation": rates["correlation"],
+                           "checker_total_correlation":
+                               figure_agreement(rows, "checker_error")["correlation"],
                            "rate_mean_abs_diff": mad,
                            "marked": {k: {"gnubg": v[0], "gbot_best": v[1],
                                           "unmatched": v[2]} for k, v in counts.items()},
@@ -300,10 +294,10 @@ def report(rows: list[dict[str, Any]], ply: int) -> dict[str, Any]:
 
 
 def figure_agreement(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """One per-player figure of both analyses (``key``: ``checker_rate``, ``cube_rate`` in
-    mEMG, ``luck`` in EMG) over every player of every file (matched by name): correlation, mean
-    absolute difference, both sums and their relative difference, and how many of gbot's
-    figures lie within 5 % of gnubg's."""
+    """One per-player figure of both analyses (``key``: ``rate``, ``checker_rate``,
+    ``cube_rate`` in mEMG, ``checker_error``, ``luck`` in EMG) over every player of every
+    file (matched by name): correlation, mean absolute difference, both sums and their
+    relative difference, and how many of gbot's figures lie within 5 % of gnubg's."""
     gx: list[float] = []
     bx: list[float] = []
     for r in rows:

@@ -398,18 +398,21 @@ class Evaluator:
     # --- batched values --------------------------------------------------------------------
     def _fill(self, boards: Board, probs: npt.NDArray[np.float64],
               kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64],
-              dedup: bool = False) -> None:
+              dedup: bool = False,
+              evaluate: Callable[[Board], npt.ArrayLike] | None = None) -> None:
         """Complete ``probs`` for boards sorted by :func:`gbot.core.expand.static_kinds`:
         bear-offs from the tables, the rest from the networks (ended games are done).
-        ``dedup``: evaluate each distinct board once (batches with repeats)."""
+        ``dedup``: evaluate each distinct board once (batches with repeats); ``evaluate``
+        (with ``dedup`` only): what values the network rows instead of the networks (the
+        pruner)."""
         n = boards.shape[0]
         n_over, n_bear = int(counts[0]), int(counts[1])
         if dedup:
             if n_bear:
                 _distinct(_bearoff, boards, kinds, _ex.BEAROFF, n_bear, probs)
             if n_over + n_bear < n:
-                _distinct(self.networks.evaluate, boards, kinds, _ex.NET, n - n_over - n_bear,
-                          probs)
+                _distinct(evaluate or self.networks.evaluate, boards, kinds, _ex.NET,
+                          n - n_over - n_bear, probs)
             return
         if n_over + n_bear == 0:
             probs[:] = self.networks.evaluate(boards)
@@ -497,11 +500,8 @@ class Evaluator:
             self._fill(children, probs, kinds, counts, dedup=True)
             _ex.pick_best(probs, offsets, chosen)
         else:
-            if int(counts[1]):
-                _distinct(_bearoff, children, kinds, _ex.BEAROFF, int(counts[1]), probs)
+            self._fill(children, probs, kinds, counts, dedup=True, evaluate=pruner.evaluate)
             net = kinds == _ex.NET
-            _distinct(pruner.evaluate, children, kinds, _ex.NET, int(np.count_nonzero(net)),
-                      probs)
             selected = np.empty(children.shape[0], dtype=np.bool_)
             _ex.prune_select(probs, offsets, self.prune_keep, selected)
             full = selected & net

@@ -264,18 +264,18 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
     from gbot.eval.net import Networks
     from gbot.train import replies as RP
     from gbot.train import selfplay as S
+    if (out / "positions.npz").exists():
+        click.echo(f"{out} is complete")
+        return
     if src.suffix == ".npz":
         _check_npz(src, "--src", ("boards",))
-    elif not (out / "positions.npz").exists():
-        _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
-    log = _log_to(out / "log.txt")
-    nets = Networks.default() if weights is None else _check_weights(weights, "--weights")
-    if src.suffix == ".npz":
         with np.load(src) as z:
             positions = np.asarray(z["boards"], dtype=np.int8)
     else:
+        _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
         positions, _ = S.load(src, played_only=True)    # seen by the side about to roll
-    RP.build(out, positions, nets, rows, seed, log=log)
+    nets = Networks.default() if weights is None else _check_weights(weights, "--weights")
+    RP.build(out, positions, nets, rows, seed, log=_log_to(out / "log.txt"))
 
 
 @cli.command()
