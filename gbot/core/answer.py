@@ -48,7 +48,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gbot.core.arrays import F64, I8, I64, U8
+from gbot.core.arrays import F64, I8, I64, U8, nonliteral, read_only
 from gbot.core.bestplay import Nets, PlayWork, best_static, static_values
 from gbot.core.boardline import (
     OUT_CRAWFORD,
@@ -246,8 +246,8 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
     win = -1.0                                # the 0-ply winning chance, once known
     length = fields[OUT_LENGTH]
     resign = 0
-    if not contact(board):                    # resignations are only weighed without contact
-        mine, theirs = checkers_left(board)
+    if not contact(read_only(board)):        # resignations are only weighed without contact
+        mine, theirs = checkers_left(read_only(board))
         if mine == 0 or theirs == 0:
             return FALLBACK
         win = _static_win(board, s.bearoff, nets, w)
@@ -262,8 +262,10 @@ def answer_board(text: U8, settings: Settings, nets: Nets, work: Work) -> int:
                 checked = np.empty(5, dtype=np.float64)
                 if not clip_probs(w.play.probs[0], checked):
                     return FALLBACK           # inconsistent: the general path reports it
-                resign = resignation_level(checked, CERTAIN, s.mult, True, s.jacoby,
-                                           fields[OUT_OWNER], fields[OUT_CUBE], 0, 0, NO_TABLE)
+                resign = resignation_level(checked, CERTAIN, read_only(s.mult),
+                                           nonliteral(True), s.jacoby, fields[OUT_OWNER],
+                                           fields[OUT_CUBE], nonliteral(0), nonliteral(0),
+                                           read_only(NO_TABLE))
     code = _answer(board, win, s, nets, w)
     if code == FALLBACK:
         return FALLBACK
@@ -284,7 +286,7 @@ def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
         if not s.cubeless_plays:
             return FALLBACK                   # plays ranked with the money end mode
         p = w.play
-        if best_static(board, d1, d2, s.caucasian, s.bearoff, p, w.keys, nets) != 0:
+        if best_static(read_only(board), d1, d2, s.caucasian, s.bearoff, p, w.keys, nets) != 0:
             return FALLBACK
         w.info[0] = 0
         if p.res[0] > 0:
@@ -303,7 +305,7 @@ def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
     dead = length > 0 and fields[OUT_CUBE] >= length - fields[OUT_SCORE_OPP]   # theirs at stake
     if win < s.no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
-    cls, pips = class_and_pips(board)
+    cls, pips = class_and_pips(read_only(board))
     if _looks_ahead(board, cls, s):
         return FALLBACK                       # short bear-offs get a look-ahead decision
     if length != 0:
@@ -321,7 +323,7 @@ def _looks_ahead(board: I8, cls: int, s: Settings) -> bool:
     """Whether the engine's cube decision for the side on roll of ``board`` (of class
     ``cls``) is not the static model's: a short bear-off (the look-ahead's), or the game over
     (the general path reports it)."""
-    return cls == OVER or (cls == BEAROFF and bearoff_within(board, s.short_bearoff))
+    return cls == OVER or (cls == BEAROFF and bearoff_within(read_only(board), s.short_bearoff))
 
 
 @jit
@@ -348,7 +350,7 @@ def _take_question(s: Settings, nets: Nets, w: Work) -> int:
     if not s.cube_enabled or s.cube_lookahead or (length > 0 and fields[OUT_CRAWFORD] != 0):
         return FALLBACK
     board = _doubler_board(fields)
-    cls, pips = class_and_pips(board)
+    cls, pips = class_and_pips(read_only(board))
     if _looks_ahead(board, cls, s):
         return FALLBACK                       # short bear-offs get a look-ahead decision
     if _static_win(board, s.bearoff, nets, w) < 0.0:
@@ -411,7 +413,8 @@ def _money_values(p: F64, cls: int, pips: int, owner: int, s: Settings, checked:
     inconsistent."""
     if not clip_probs(p, checked):
         return False
-    janowski(checked, s.mult, life_of(cls, pips, LIVES), owner, s.jacoby, e)
+    janowski(checked, read_only(s.mult), life_of(cls, pips, read_only(LIVES)), owner, s.jacoby,
+             e)
     return True
 
 
@@ -424,8 +427,8 @@ def _match_value(raw: F64, checked: F64, can: bool, win_mwc: float, lose_mwc: fl
     nd = emg(raw[0], win_mwc, lose_mwc)
     dt = emg(raw[1], win_mwc, lose_mwc)
     dp = emg(raw[2], win_mwc, lose_mwc)
-    a = action_of(nd, dt, dp, checked[WIN_G], False)
-    return pick(a, response_of(dt, dp, False), raw[0], raw[1], raw[2])
+    a = action_of(nd, dt, dp, checked[WIN_G], nonliteral(False))
+    return pick(a, response_of(dt, dp, nonliteral(False)), raw[0], raw[1], raw[2])
 
 
 @jit
@@ -434,7 +437,16 @@ def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float) -> b
     nd = emg(raw[0], win_mwc, lose_mwc)
     dt = emg(raw[1], win_mwc, lose_mwc)
     dp = emg(raw[2], win_mwc, lose_mwc)
-    return doubles(action_of(nd, dt, dp, checked[WIN_G], False))
+    return doubles(action_of(nd, dt, dp, checked[WIN_G], nonliteral(False)))
+
+
+@jit
+def _situation_values(checked: F64, c: Situation, life: float, raw: F64) -> int:
+    """:func:`gbot.core.cubemath.cube_values` of ``checked`` in the match situation ``c`` (no
+    Jacoby rule), with the argument types the Python callers give it (one compile)."""
+    return int(cube_values(checked, read_only(c.mult), nonliteral(False), c.away, c.opp_away,
+                           read_only(c.met), c.cube, c.owner, c.top, life, nonliteral(False),
+                           c.dead_nd, c.can, raw))
 
 
 @jit
@@ -454,7 +466,7 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = fields[i]
-    if best_static(board, fields[OUT_DIE1], fields[OUT_DIE2], settings.caucasian,
+    if best_static(read_only(board), fields[OUT_DIE1], fields[OUT_DIE2], settings.caucasian,
                    settings.bearoff, p, w.keys, nets) != 0:
         return FALLBACK                              # too many plays, or tables needed
     count = p.res[0]
@@ -466,7 +478,7 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
     best = 0
     if count > 1:
         life = np.empty(count, dtype=np.float64)
-        lives_rows(children[:count], c.lives, life)
+        lives_rows(children[:count], read_only(c.lives), life)
         dead = np.empty(count, dtype=np.float64)
         dead_values_rows(probs[:count], c.outcomes, 1.0, dead)
         order = np.empty(count, dtype=np.int64)      # stable sort by dead value
@@ -493,8 +505,7 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
                 i = kept[t]
                 if not clip_probs(probs[i], checked):
                     return FALLBACK
-                if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube,
-                               c.owner, c.top, life[i], False, c.dead_nd, c.can, raw) != 0:
+                if _situation_values(checked, c, life[i], raw) != 0:
                     return FALLBACK
                 if c.win_mwc == c.lose_mwc or raw[0] != raw[0]:
                     return FALLBACK
@@ -518,16 +529,15 @@ def match_cube(work: Work, mine: Situation) -> int:
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = work.fields[i]
-    cls, pips = class_and_pips(board)
+    cls, pips = class_and_pips(read_only(board))
     if cls == OVER:
         return FALLBACK                              # (answer_board screens bear-offs)
-    life = life_of(cls, pips, c.lives)
+    life = life_of(cls, pips, read_only(c.lives))
     checked = np.empty(5, dtype=np.float64)
     if not clip_probs(work.play.probs[0], checked):
         return FALLBACK
     raw = np.empty(3, dtype=np.float64)
-    if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube, c.owner, c.top,
-                   life, False, c.dead_nd, c.can, raw) != 0:
+    if _situation_values(checked, c, life, raw) != 0:
         return FALLBACK
     if c.win_mwc == c.lose_mwc:
         return FALLBACK
@@ -547,8 +557,9 @@ def match_resign(work: Work, mine: Situation) -> int:
     checked = np.empty(5, dtype=np.float64)
     if not clip_probs(work.play.probs[0], checked):
         return -1
-    return resignation_level(checked, CERTAIN, c.mult, False, False, c.owner, c.cube, c.away,
-                             c.opp_away, c.met)
+    return resignation_level(checked, CERTAIN, read_only(c.mult), nonliteral(False),
+                             nonliteral(False), c.owner, c.cube, c.away, c.opp_away,
+                             read_only(c.met))
 
 
 @jit
@@ -562,18 +573,17 @@ def match_take(work: Work, theirs: Situation) -> int:
     if not c.can:
         return FALLBACK
     board = _doubler_board(work.fields)
-    cls, pips = class_and_pips(board)
+    cls, pips = class_and_pips(read_only(board))
     if cls == OVER:
         return FALLBACK                              # (answer_board screens bear-offs)
     checked = np.empty(5, dtype=np.float64)
     if not clip_probs(work.play.probs[0], checked):
         return FALLBACK
     raw = np.empty(3, dtype=np.float64)
-    if cube_values(checked, c.mult, False, c.away, c.opp_away, c.met, c.cube, c.owner, c.top,
-                   life_of(cls, pips, c.lives), False, c.dead_nd, c.can, raw) != 0:
+    if _situation_values(checked, c, life_of(cls, pips, read_only(c.lives)), raw) != 0:
         return FALLBACK
     if c.win_mwc == c.lose_mwc:
         return FALLBACK
     dt = emg(raw[1], c.win_mwc, c.lose_mwc)
     dp = emg(raw[2], c.win_mwc, c.lose_mwc)
-    return _TAKE_CODES[answer_of(response_of(dt, dp, False), False)]
+    return _TAKE_CODES[answer_of(response_of(dt, dp, nonliteral(False)), False)]

@@ -1,11 +1,23 @@
-"""The array types the kernels of :mod:`gbot.core` take, named once (annotations only)."""
+"""The array types the kernels of :mod:`gbot.core` take, named once, and the two casts that
+let a kernel call another with the argument types the other is compiled for.
+
+numba compiles a kernel once for every distinct tuple of argument types it is called with: a
+read-only board from Python and a writable one from another kernel, or a constant
+(``Literal[bool](True)``) in one caller and a variable elsewhere, are two compiles of the same
+code, seconds each on a fresh install. Kernels called from Python take read-only boards
+(:func:`frozen`); a kernel passes its writable arrays on through :func:`read_only` and its
+constant flags through :func:`nonliteral`.
+"""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from numba import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -24,3 +36,27 @@ def frozen(a: npt.NDArray[_T]) -> npt.NDArray[_T]:
     view = a.view()
     view.setflags(write=False)
     return view
+
+
+@intrinsic
+def read_only(typingctx: Any, arr: Any) -> Any:
+    """Inside a kernel: ``arr`` typed as a read-only array (the same data, no copy)."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = arr.copy(readonly=True)(arr)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+    return sig, codegen
+
+
+@intrinsic
+def nonliteral(typingctx: Any, value: Any) -> Any:
+    """Inside a kernel: ``value`` typed as a variable of its type (``bool``, ``int64``), not
+    as the constant it is, so a callee given it compiles for the variable's type."""
+    plain = types.unliteral(value)
+    sig = plain(value)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return context.cast(builder, args[0], signature.args[0], signature.return_type)
+    return sig, codegen

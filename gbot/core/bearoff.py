@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core.arrays import nonliteral, read_only
 from gbot.core.board import Board
 from gbot.core.jit import jit
 from gbot.core.movegen import generate
@@ -115,7 +116,8 @@ def successors(r: int, d1: int, d2: int, binom: npt.NDArray[np.int64],
     b = np.zeros(26, dtype=np.int8)
     unrank(r, binom, counts)
     _side_board(counts, b)
-    n = generate(b, d1, d2, False, out, steps, table, hashes, state, path, marks, keys)
+    n = generate(read_only(b), d1, d2, nonliteral(False), out, steps, table, hashes, state,
+                 path, marks, keys)
     for j in range(n):
         ranks[j] = _board_rank(out[j], binom)
     return n
@@ -160,8 +162,8 @@ def build_one_sided(lo: int, hi: int, dist: npt.NDArray[np.float64],
         acc[:] = 0.0
         gacc[:] = 0.0
         for k in range(rolls.shape[0]):
-            n = generate(b, rolls[k, 0], rolls[k, 1], False, out, steps, table, hashes, state,
-                         path, marks, keys)
+            n = generate(read_only(b), rolls[k, 0], rolls[k, 1], nonliteral(False), out,
+                         steps, table, hashes, state, path, marks, keys)
             best = np.inf
             best_r = -1
             gbest = np.inf
@@ -221,8 +223,8 @@ def small_successors(n_pos: int, binom: npt.NDArray[np.int64], rolls: npt.NDArra
         for k in range(nr):
             n = 0
             if r > 0:
-                n = generate(b, rolls[k, 0], rolls[k, 1], False, out, steps, table, hashes,
-                             state, path, marks, keys)
+                n = generate(read_only(b), rolls[k, 0], rolls[k, 1], nonliteral(False), out,
+                             steps, table, hashes, state, path, marks, keys)
             if total + n > succ.shape[0]:
                 return -1
             for j in range(n):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gbot.core.arrays import F32, F64, I8, I32, I64
+from gbot.core.arrays import F32, F64, I8, I32, I64, nonliteral, read_only
 from gbot.core.bearoff import race_probabilities
 from gbot.core.expand import (
     BEAROFF,
@@ -139,8 +139,8 @@ def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool, wor
     w = work
     children = w.children
     res = w.res
-    n = generate(board, d1, d2, caucasian, w.out, w.steps, w.table, w.hashes, w.state, w.path,
-                 w.marks, keys)
+    n = generate(read_only(board), d1, d2, caucasian, w.out, w.steps, w.table, w.hashes,
+                 w.state, w.path, w.marks, keys)
     if w.state[2] != 0 or n > children.shape[0]:
         return TOO_MANY
     res[0] = n
@@ -150,7 +150,7 @@ def best_static(board: I8, d1: int, d2: int, caucasian: bool, bearoff: bool, wor
     counts = w.counts
     counts[0] = 0
     counts[1] = 0
-    flip_children(w.out, n, bearoff, children, 0, w.probs, w.kinds, counts)
+    flip_children(w.out, n, bearoff, children, nonliteral(0), w.probs, w.kinds, counts)
     code = static_fill(children, n, w.kinds, counts, w.probs, w.rows, w.values, nets.esc,
                        nets.class_net, nets.w1m, nets.b1, nets.w2t, nets.b2, nets.activation,
                        nets.dist, nets.gdist, nets.two, nets.binom)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core.arrays import read_only
 from gbot.core.board import Board
 from gbot.core.jit import jit
 
@@ -79,7 +80,7 @@ def classify(b: Board) -> int:
 def classify_batch(boards: npt.NDArray[np.int8], out: npt.NDArray[np.int8]) -> None:
     """Fill ``out[i]`` with the class of ``boards[i]``."""
     for i in range(boards.shape[0]):
-        out[i] = classify(boards[i])
+        out[i] = classify(read_only(boards[i]))
 
 
 def classify_many(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:

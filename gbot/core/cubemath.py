@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.arrays import F64
+from gbot.core.arrays import F64, read_only
 from gbot.core.classify import BEAROFF, CRASHED, OVER, RACE
 from gbot.core.facts import class_and_pips
 from gbot.core.jit import jit
@@ -492,7 +492,7 @@ def life_of(cls: int, pips: int, lives: F64) -> float:
 @jit
 def board_life(b: npt.NDArray[np.int8], lives: F64) -> float:
     """:func:`life_of` the board ``b`` (side on roll to move)."""
-    cls, pips = class_and_pips(b)
+    cls, pips = class_and_pips(read_only(b))
     return life_of(cls, pips, lives)
 
 
@@ -500,7 +500,7 @@ def board_life(b: npt.NDArray[np.int8], lives: F64) -> float:
 def lives_rows(boards: npt.NDArray[np.int8], lives: F64, out: F64) -> None:
     """:func:`board_life` of each board of ``boards`` ``[n, 26]`` into ``out``."""
     for i in range(boards.shape[0]):
-        out[i] = board_life(boards[i], lives)
+        out[i] = board_life(read_only(boards[i]), read_only(lives))
 
 
 @jit

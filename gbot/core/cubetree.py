@@ -8,7 +8,7 @@ the turn (the board itself, seen by the opponent).
 
 from __future__ import annotations
 
-from gbot.core.arrays import F64, I8, I64
+from gbot.core.arrays import F64, I8, I64, read_only
 from gbot.core.bestplay import Nets
 from gbot.core.expand import invert_into
 from gbot.core.jit import jit
@@ -22,10 +22,10 @@ def replies(board: I8, caucasian: bool, rolls: I64, s: Scratch, keys: I64, net: 
     by the opponent; ``probs[r]``: the opponent's 0-ply probabilities there. Returns 0 or
     :func:`best_of`'s failure code."""
     for r in range(rolls.shape[0]):
-        code = best_of(board, rolls[r, 0], rolls[r, 1], caucasian, s, keys, net)
+        code = best_of(read_only(board), rolls[r, 0], rolls[r, 1], caucasian, s, keys, net)
         if code != 0:
             return code
-        result_of(board, s, s.nxt)
+        result_of(read_only(board), s, s.nxt)
         for i in range(26):
             boards[r, i] = s.nxt[i]
         p = s.play

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from gbot.core.arrays import nonliteral, read_only
 from gbot.core.bearoff import is_bearoff
 from gbot.core.board import N_CHECKERS, Board
 from gbot.core.jit import jit, jit_bare
@@ -189,8 +190,8 @@ def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, bearoff: bool,
     (0: no legal play); -1 when the arrays are too small."""
     counts[0] = 0
     counts[1] = 0
-    n = generate(board, d1, d2, caucasian, w_out, w_steps, table, hashes, state, path, marks,
-                 keys)
+    n = generate(read_only(board), d1, d2, caucasian, w_out, w_steps, table, hashes, state,
+                 path, marks, keys)
     if n > children.shape[0]:
         return -1
     for i in range(n):
@@ -198,7 +199,7 @@ def expand_roll(board: Board, d1: int, d2: int, caucasian: bool, bearoff: bool,
             results[i, j] = w_out[i, j]
         for j in range(w_steps.shape[1]):
             steps[i, j] = w_steps[i, j]
-    flip_children(w_out, n, bearoff, children, 0, probs, kinds, counts)
+    flip_children(w_out, n, bearoff, children, nonliteral(0), probs, kinds, counts)
     return n
 
 
@@ -216,15 +217,15 @@ def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], cau
     Group ``g = 21 * i + r`` (board ``i``, roll ``r``) owns rows ``offsets[g]:offsets[g + 1]``
     of ``children``; a roll with no legal play has one child, the board itself flipped.
     Returns the number of children, or -1 when the arrays are too small."""
-    total = 0
+    total = nonliteral(0)     # a variable from the start: one compile of the helpers below
     offsets[0] = 0
     counts[0] = 0
     counts[1] = 0
     cap = children.shape[0]
     for i in range(boards.shape[0]):
         for r in range(N_ROLLS):
-            n = generate(boards[i], rolls[r, 0], rolls[r, 1], caucasian, w_out, w_steps, table,
-                         hashes, state, path, marks, keys)
+            n = generate(read_only(boards[i]), rolls[r, 0], rolls[r, 1], caucasian, w_out,
+                         w_steps, table, hashes, state, path, marks, keys)
             if n == 0:
                 if total + 1 > cap:
                     return -1

@@ -5,6 +5,7 @@ Boards use the layout of :mod:`gbot.core.board` (side to move = positive, moving
 
 from __future__ import annotations
 
+from gbot.core.arrays import read_only
 from gbot.core.board import Board
 from gbot.core.classify import classify
 from gbot.core.jit import jit
@@ -70,4 +71,4 @@ def class_and_pips(b: Board) -> tuple[int, int]:
         v = int(b[i])
         if v > 0:
             pips += v * i
-    return classify(b), pips
+    return classify(read_only(b)), pips

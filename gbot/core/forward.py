@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.arrays import F32, F64, I32
+from gbot.core.arrays import F32, F64, I32, read_only
 from gbot.core.board import Board
 from gbot.core.classify import BEAROFF, OVER, RACE, classify
 from gbot.core.encode import (
@@ -369,7 +369,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     prev_k = -1
     for i in range(boards.shape[0]):
         b = boards[i]
-        cls = classify(b)
+        cls = classify(read_only(b))
         if cls == OVER:
             _exact_over(b, out[i])
             continue

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from llvmlite import ir as llvm_ir
 from numba.core import cgutils
 
+from gbot.core.arrays import frozen, read_only
 from gbot.core.board import Board
 from gbot.core.jit import jit, jit_bare
 
@@ -538,15 +539,16 @@ def _caucasian(board: Board, d1: int, d2: int, out: npt.NDArray[np.int8],
         marks[i] = 0
     dice = np.empty(4, dtype=np.int64)
     scratch = np.empty((8, 5), dtype=np.int64)
-    if d1 == d2:
-        dice[:] = d1
-        _search(b, dice, 4, True, marks, path, out, steps, table, hashes, state, keys, scratch)
-    else:
-        for first in range(2):
+    # one search kernel for both: its die count a variable, not two constants (two compiles)
+    ndice = 4 if d1 == d2 else 2
+    for first in range(1 if d1 == d2 else 2):
+        if d1 == d2:
+            dice[:] = d1
+        else:
             dice[0] = max(d1, d2) if first == 0 else min(d1, d2)
             dice[1] = min(d1, d2) if first == 0 else max(d1, d2)
-            _search(b, dice, 2, True, marks, path, out, steps, table, hashes, state, keys,
-                    scratch)
+        _search(b, dice, ndice, True, marks, path, out, steps, table, hashes, state, keys,
+                scratch)
 
 
 @jit_bare
@@ -590,7 +592,8 @@ def generate_packed(board: Board, d1: int, d2: int, caucasian: bool,
     out = i8[_OUT_AT:_STEPS_AT].reshape((CAPACITY, 26))
     steps = i8[_STEPS_AT:_PATH_AT].reshape((CAPACITY, 2 * MAX_STEPS))
     state = i64[_STATE_AT:_TABLE_AT]
-    n = generate(board, d1, d2, caucasian, out, steps, i64[_TABLE_AT:_I64_SIZE].view(np.int32),
+    n = generate(read_only(board), d1, d2, caucasian, out, steps,
+                 i64[_TABLE_AT:_I64_SIZE].view(np.int32),
                  i64[_HASHES_AT:_STATE_AT], state, i8[_PATH_AT:_MARKS_AT],
                  i8[_MARKS_AT:_I8_SIZE], HASH_KEYS)
     if state[2]:
@@ -615,7 +618,7 @@ def generate_batch(boards: npt.NDArray[np.int8], dice: npt.NDArray[np.int64],
     total = 0
     offsets[0] = 0
     for k in range(boards.shape[0]):
-        n = generate(boards[k], dice[k, 0], dice[k, 1], caucasian, w_out, w_steps, table,
+        n = generate(read_only(boards[k]), dice[k, 0], dice[k, 1], caucasian, w_out, w_steps, table,
                      hashes, state, path, marks, keys)
         if total + n > out.shape[0]:
             return -1
@@ -640,7 +643,7 @@ def legal_plays_raw(board: Board, d1: int, d2: int,
                     caucasian: bool = False) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``(results int8[n,26], steps int8[n,8])`` for one board and roll."""
     ws = workspace()
-    n: int = generate(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2),
+    n: int = generate(frozen(np.ascontiguousarray(board, dtype=np.int8)), int(d1), int(d2),
                       bool(caucasian), ws.out, ws.steps, ws.table, ws.hashes, ws.state,
                       ws.path, ws.marks, HASH_KEYS)
     if ws.state[2]:

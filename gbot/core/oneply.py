@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gbot.core.arrays import F32, F64, I8, I64, Bools
+from gbot.core.arrays import F32, F64, I8, I64, Bools, nonliteral, read_only
 from gbot.core.bestplay import TOO_MANY, Nets, PlayWork, best_static, static_values
 from gbot.core.expand import ROLL_WEIGHTS, ROLLS, equity, invert_into, over_probabilities
 from gbot.core.jit import jit
@@ -87,7 +87,8 @@ def best_of(board: I8, d1: int, d2: int, caucasian: bool, s: Scratch, keys: I64,
     """:func:`gbot.core.bestplay.best_static` of ``board`` with ``d1``-``d2`` on ``s``
     (exact bear-offs): ``s.play.res`` = (number of plays, index of the best). Returns its
     code."""
-    return int(best_static(board, d1, d2, caucasian, True, s.play, keys, net))
+    return int(best_static(read_only(board), d1, d2, caucasian, nonliteral(True), s.play, keys,
+                           net))
 
 
 @jit
@@ -95,9 +96,9 @@ def value_of(board: I8, s: Scratch, net: Nets, out: F64) -> None:
     """``out``: the 0-ply probabilities of ``board`` for its side to move (ended games
     exact, bear-offs from the tables)."""
     s.one[0] = board
-    static_values(s.one, True, s.one_p, s.one_k, s.play.counts, s.one_r, s.one_v, net.esc,
-                  net.class_net, net.w1m, net.b1, net.w2t, net.b2, net.activation, net.dist,
-                  net.gdist, net.two, net.binom)
+    static_values(s.one, nonliteral(True), s.one_p, s.one_k, s.play.counts, s.one_r, s.one_v,
+                  net.esc, net.class_net, net.w1m, net.b1, net.w2t, net.b2, net.activation,
+                  net.dist, net.gdist, net.two, net.binom)
     for c in range(5):
         out[c] = s.one_p[0, c]
 
@@ -123,7 +124,7 @@ def result_of(board: I8, s: Scratch, nxt: I8) -> None:
 def mover_after(board: I8, s: Scratch, net: Nets, nxt: I8, mine: F64) -> None:
     """:func:`result_of` into ``nxt`` and ``mine``: the mover's 0-ply probabilities after
     that play."""
-    result_of(board, s, nxt)
+    result_of(read_only(board), s, nxt)
     p = s.play
     if p.res[0] >= 2:
         for c in range(5):
@@ -147,7 +148,8 @@ def _average_start(child: I8, out: F64) -> bool:
 @jit
 def _reply_found(child: I8, r: int, caucasian: bool, s: Scratch, keys: I64, net: Nets) -> bool:
     """:func:`best_of` of ``child`` with roll ``r`` of :data:`ROLLS`; False when it failed."""
-    return best_of(child, int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys, net) == 0
+    return best_of(read_only(child), int(ROLLS[r, 0]), int(ROLLS[r, 1]), caucasian, s, keys,
+                   net) == 0
 
 
 @jit
@@ -187,7 +189,7 @@ def two_ply_average(child: I8, caucasian: bool, s: Scratch, keys: I64, net: Nets
     for r in range(ROLLS.shape[0]):
         if not _reply_found(child, r, caucasian, s, keys, net):
             return TOO_MANY
-        result_of(child, s, s.after)
+        result_of(read_only(child), s, s.after)
         if reply_average(s.after, caucasian, s, keys, net, s.deep) != 0:
             return TOO_MANY
         invert_into(s.deep, s.flip)

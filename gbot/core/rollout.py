@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gbot.core.arrays import F32, F64, I8, I32, I64
+from gbot.core.arrays import F32, F64, I8, I32, I64, nonliteral, read_only
 from gbot.core.bearoff import is_bearoff, side_ranks
 from gbot.core.bestplay import TOO_MANY as TOO_MANY
 from gbot.core.bestplay import Nets
@@ -137,9 +137,10 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
     Returns :data:`OK` or :data:`TOO_MANY`."""
     net = Nets(esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
-    s = scratch(CAPACITY, TABLE_SIZE)
+    s = scratch(nonliteral(CAPACITY), nonliteral(TABLE_SIZE))
     # the deeper search's own (the root's plays stay in s)
-    deep = scratch(CAPACITY, TABLE_SIZE) if checker_ply > 0 else scratch(1, 1)
+    cap, table = (CAPACITY, TABLE_SIZE) if checker_ply > 0 else (1, 1)
+    deep = scratch(cap, table)
     board = np.empty(26, dtype=np.int8)
     nxt = np.empty(26, dtype=np.int8)
     chosen = np.empty(26, dtype=np.int8)
@@ -199,13 +200,13 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                 first = 0 if vr else actual
                 last = 21 if vr else actual + 1
                 for r in range(first, last):
-                    if best_of(board, int(_R1[r]), int(_R2[r]), caucasian, s, hash_keys,
+                    if best_of(read_only(board), int(_R1[r]), int(_R2[r]), caucasian, s, hash_keys,
                                net) != 0:
                         return TOO_MANY
                     if vr:
                         mover_after(board, s, net, nxt, roll_vals[r])
                     else:
-                        result_of(board, s, nxt)
+                        result_of(read_only(board), s, nxt)
                     if r != actual:
                         continue
                     if checker_ply > 0 and s.play.res[0] >= 2:
