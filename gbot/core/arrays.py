@@ -11,12 +11,13 @@ constant flags through :func:`nonliteral`.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 from numba import types
-from numba.core.imputils import impl_ret_borrowed
+from numba.core import imputils
 from numba.extending import intrinsic
 
 F32 = npt.NDArray[np.float32]
@@ -38,25 +39,31 @@ def frozen(a: npt.NDArray[_T]) -> npt.NDArray[_T]:
     return view
 
 
-@intrinsic
-def read_only(typingctx: Any, arr: Any) -> Any:
+def _read_only(typingctx: Any, arr: Any) -> Any:
     """Inside a kernel: ``arr`` typed as a read-only array (the same data, no copy)."""
     if not isinstance(arr, types.Array):
         return None
     sig = arr.copy(readonly=True)(arr)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+        borrowed: Any = imputils.impl_ret_borrowed
+        return borrowed(context, builder, signature.return_type, args[0])
     return sig, codegen
 
 
-@intrinsic
-def nonliteral(typingctx: Any, value: Any) -> Any:
+def _nonliteral(typingctx: Any, value: Any) -> Any:
     """Inside a kernel: ``value`` typed as a variable of its type (``bool``, ``int64``), not
     as the constant it is, so a callee given it compiles for the variable's type."""
-    plain = types.unliteral(value)
+    unliteral: Any = types.unliteral
+    plain = unliteral(value)
     sig = plain(value)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return context.cast(builder, args[0], signature.args[0], signature.return_type)
     return sig, codegen
+
+
+read_only = cast(Callable[[Any], Any], intrinsic(_read_only))
+""":func:`_read_only` as kernels call it: ``read_only(arr)``."""
+nonliteral = cast(Callable[[Any], Any], intrinsic(_nonliteral))
+""":func:`_nonliteral` as kernels call it: ``nonliteral(value)``."""

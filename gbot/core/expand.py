@@ -238,7 +238,7 @@ def expand_rolls(boards: npt.NDArray[np.int8], rolls: npt.NDArray[np.int64], cau
                 flip_children(w_out, n, bearoff, children, total, probs, kinds, counts)
                 total += n
             offsets[N_ROLLS * i + r + 1] = total
-    return total
+    return int(total)
 
 
 @jit

@@ -349,8 +349,10 @@ def cube_values_raw(rows: Sequence[Probs] | Array, lives: Sequence[float] | Arra
     ``rows[i]`` (checked probabilities) with cube life ``lives[i]`` in ``ctx``: money points
     (times the cube) or match winning chances (:func:`cubeful_many` makes equities of them)."""
     out = np.empty((len(rows), 3), dtype=np.float64)
-    if _core.cube_values_rows(np.asarray(rows, dtype=np.float64).reshape(-1, 5),
-                              np.asarray(lives, dtype=np.float64), multipliers(ctx.end_mode),
+    # C order whatever the caller's layout: one compiled type (a transposed array is Fortran)
+    if _core.cube_values_rows(np.ascontiguousarray(rows, dtype=np.float64).reshape(-1, 5),
+                              np.ascontiguousarray(lives, dtype=np.float64),
+                              multipliers(ctx.end_mode),
                               *kernel_situation(ctx), ctx.can_double(), out) != 0:
         raise CubeError(f"the cube model outgrew its arrays in {ctx!r}")
     return out
