@@ -43,7 +43,7 @@ def _kernel_first_plays(board: np.ndarray, checker_ply: int) -> np.ndarray:
     paths = np.zeros((36, 2, 26), dtype=np.int8)
     f, f2 = DEFAULT_FILTERS
     code = kernel.rollout_many(b, 36, 0, 1, np.zeros(1, dtype=np.int64), 1, True, False, False,
-                               False, checker_ply, f.keep, f.window, f2.keep, f2.window,
+                               False, checker_ply or None, f.keep, f.window, f2.keep, f2.window,
                                *kernel_args(), movegen.HASH_KEYS, out, plies, ends,
                                paths)  # type: ignore[call-arg]
     assert code == kernel.OK

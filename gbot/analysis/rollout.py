@@ -274,7 +274,8 @@ def _play(task: TrialTask, t0: int, n: int, quasi: bool
     ply_lucks = np.zeros(paths.shape[:2], dtype=np.float64)
     f, f2 = DEFAULT_FILTERS[0], DEFAULT_FILTERS[min(1, len(DEFAULT_FILTERS) - 1)]
     code = kernel.rollout_many(task.boards, n, t0, s.seed, task.keys, s.truncate, quasi,
-                               s.variance_reduction, s.bearoff_stop, False, s.checker_ply,
+                               s.variance_reduction, s.bearoff_stop, False,
+                               s.checker_ply or None,
                                f.keep, f.window, f2.keep, f2.window, *kernel_args(task.weights),
                                movegen.HASH_KEYS, played, plies, ends, paths, lucks,
                                ply_lucks)  # type: ignore[call-arg]

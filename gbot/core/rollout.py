@@ -112,7 +112,7 @@ def _two_sided(b: I8, two: F32, binom: I64) -> bool:
 @jit
 def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc: int,
                  quasi: bool, vr: bool, stop_bearoff: bool, caucasian: bool,
-                 checker_ply: int, keep: int, window: float, keep2: int, window2: float,
+                 checker_ply: int | None, keep: int, window: float, keep2: int, window2: float,
                  esc: I64, class_net: I64, w1m: F32, b1: F32, w2t: F32, b2: F32,
                  activation: int, dist: F32, gdist: F32, two: F32, binom: I64,
                  hash_keys: I64, out: F64, plies: I32, ends: I8,
@@ -132,15 +132,16 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
     the luck of the roll at each ply, in cubeless money equity for the root's side, goes there
     too. ``quasi``: stratified first two rolls (see the module's docstring). ``checker_ply``
     1 or 2 chooses each play at that ply (:func:`gbot.core.oneply.best_deeper` with the move
-    filters ``keep``/``window`` and ``keep2``/``window2``) instead of 0-ply; the luck of a
-    roll is still measured at 0-ply.
+    filters ``keep``/``window`` and ``keep2``/``window2``) instead of 0-ply; None plays at
+    0-ply, and numba then leaves the deeper search out of the compiled kernel (seconds less
+    to compile for a 0-ply rollout); the luck of a roll is still measured at 0-ply.
     The bear-off tables (``dist``, ``gdist``, ``two``) must be passed.
     Returns :data:`OK` or :data:`TOO_MANY`."""
     net = Nets(esc, class_net, w1m, b1, w2t, b2, activation, dist, gdist, two, binom)
     s = scratch(nonliteral(CAPACITY), nonliteral(TABLE_SIZE))
     # the deeper search's own (the root's plays stay in s)
-    cap, table = (CAPACITY, TABLE_SIZE) if checker_ply > 0 else (1, 1)
-    deep = scratch(cap, table)
+    cap, table = (CAPACITY, TABLE_SIZE) if checker_ply is not None else (1, 1)
+    deep = scratch(nonliteral(cap), nonliteral(table))
     board = np.empty(26, dtype=np.int8)
     nxt = np.empty(26, dtype=np.int8)
     chosen = np.empty(26, dtype=np.int8)
@@ -209,7 +210,7 @@ def rollout_many(boards: I8, n_trials: int, t0: int, seed: int, keys: I64, trunc
                         result_of(read_only(board), s, nxt)
                     if r != actual:
                         continue
-                    if checker_ply > 0 and s.play.res[0] >= 2:
+                    if checker_ply is not None and s.play.res[0] >= 2:
                         found = best_deeper(checker_ply, int(s.play.res[0]), s, keep, window,
                                             keep2, window2, caucasian, deep, hash_keys, net)
                         if found < 0:
