@@ -23,7 +23,8 @@ import tempfile
 import time
 from typing import Any
 
-os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="gbot-numba-")   # before numba loads
+if __name__ == "__main__":       # an empty cache of its own, set before numba loads
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="gbot-numba-")
 
 from numba.core import event  # noqa: E402
 
@@ -56,8 +57,8 @@ class CompileClock(event.Listener):
             self._stack[-1][2] += spent
 
 
-def specialisations() -> dict[str, list[str]]:
-    """gbot's kernels compiled for more than one argument type, with those types."""
+def specialisations(least: int = 2) -> dict[str, list[Any]]:
+    """gbot's kernels compiled for at least ``least`` argument types, with those types."""
     import gc
 
     from numba.core.registry import CPUDispatcher
@@ -65,10 +66,26 @@ def specialisations() -> dict[str, list[str]]:
     out = {}
     for obj in gc.get_objects():
         if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("gbot."):
-            if len(obj.signatures) > 1:
-                name = f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"
-                out[name] = [str(s) for s in obj.signatures]
+            if len(obj.signatures) >= least:
+                out[f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"] = obj.signatures
     return dict(sorted(out.items()))
+
+
+def needless(signatures: list[Any]) -> tuple[int, int]:
+    """Of a kernel's compiled ``signatures``: how many compiled the same code again for a
+    constant where another caller gave a variable of its type, and how many for another
+    read-only flag or memory layout of the same arrays."""
+    from numba import types
+
+    def variable(t: Any) -> Any:
+        return types.unliteral(t)
+
+    def plain_array(t: Any) -> Any:
+        return t.copy(readonly=False, layout="C") if isinstance(t, types.Array) else t
+
+    n = len(signatures)
+    return (n - len({tuple(variable(t) for t in sig) for sig in signatures}),
+            n - len({tuple(plain_array(t) for t in sig) for sig in signatures}))
 
 
 def main() -> int:
@@ -99,18 +116,22 @@ def main() -> int:
     for name, spent in clock.own.most_common(args.top):
         print(f"{spent:7.2f}  {clock.count[name]:5d}  {name}")
     twice = specialisations()
-    print(f"\nkernels compiled for more than one type: {len(twice)}")
+    print(f"\nkernels compiled for more than one type: {len(twice)} (needless compiles: "
+          "for a constant / for another read-only flag or layout)")
     for name, sigs in twice.items():
-        print(f"  {name}")
+        constant, array = needless(sigs)
+        print(f"  {name}  ({constant} / {array})")
         for sig in sigs:
-            print(f"      {sig[:160]}")
+            print(f"      {str(sig)[:160]}")
     print(f"\nCPU {total:.1f} s in all, {compiled:.1f} s of it compiling "
           f"(budget of a fresh install's first command: {BUDGET_S:.0f} s)")
     if args.json:
         import json
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"cpu_s": total, "compile_s": compiled, "own_s": dict(clock.own),
-                       "count": dict(clock.count), "specialisations": twice}, f, indent=1)
+                       "count": dict(clock.count),
+                       "specialisations": {k: [str(v) for v in sigs]
+                                           for k, sigs in twice.items()}}, f, indent=1)
     return 0
 
 

@@ -117,24 +117,14 @@ def test_cold_kernels_are_announced_before_a_command(monkeypatch: pytest.MonkeyP
 
 
 _COMPILES = """
-import gc, json
-from numba import types
-from numba.core.registry import CPUDispatcher
+import json, sys
+sys.path.insert(0, sys.argv[1])
 from gbot.cli.warmup import steps
+from profile_compile import needless, specialisations
 for _name, call in steps():
     call()
-def variable(t):
-    return types.unliteral(t)
-def writable(t):
-    return t.copy(readonly=False, layout="C") if isinstance(t, types.Array) else t
-out = {}
-for fn in gc.get_objects():
-    if isinstance(fn, CPUDispatcher) and fn.py_func.__module__.startswith("gbot."):
-        sigs = fn.signatures
-        out[f"{fn.py_func.__module__}.{fn.py_func.__qualname__}"] = [
-            len(sigs), len({tuple(variable(t) for t in s) for s in sigs}),
-            len({tuple(writable(t) for t in s) for s in sigs})]
-print(json.dumps(out))
+print(json.dumps({name: [len(sigs), *needless(sigs)]
+                  for name, sigs in specialisations(least=1).items()}))
 """
 
 CONSTANT_SPECIALISED = {
@@ -162,12 +152,13 @@ def test_no_kernel_compiles_twice_for_the_same_types(tmp_path: Path) -> None:
     import sys
 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", _COMPILES], capture_output=True, text=True,
-                         timeout=1800, check=True, env=env).stdout
+    scripts = str(Path(__file__).resolve().parents[1] / "scripts")
+    out = subprocess.run([sys.executable, "-c", _COMPILES, scripts], capture_output=True,
+                         text=True, timeout=1800, check=True, env=env).stdout
     counts = json.loads(out)
     assert len(counts) > 60 and sum(n for n, _, _ in counts.values()) > 60
-    array_twice = {name: n for name, (n, _, rw) in counts.items() if rw < n}
-    constant_twice = {name: n for name, (n, var, _) in counts.items()
-                      if var < n and name not in CONSTANT_SPECIALISED}
+    array_twice = {name: n for name, (n, _, array) in counts.items() if array}
+    constant_twice = {name: n for name, (n, constant, _) in counts.items()
+                      if constant and name not in CONSTANT_SPECIALISED}
     assert array_twice == {}
     assert constant_twice == {}

@@ -662,9 +662,11 @@ def legal_plays_raw(board: Board, d1: int, d2: int,
                     caucasian: bool = False) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``(results int8[n,26], steps int8[n,8])`` for one board and roll."""
     ws = workspace()
-    n: int = generate(frozen(np.ascontiguousarray(board, dtype=np.int8)), int(d1), int(d2),
-                      bool(caucasian), ws.out, ws.steps, ws.table, ws.hashes, ws.state,
-                      ws.path, ws.marks, HASH_KEYS)
+    b = np.ascontiguousarray(board, dtype=np.int8)
+    if b.flags.writeable:       # positions' boards are read-only already: no view to make
+        b = frozen(b)
+    n: int = generate(b, int(d1), int(d2), bool(caucasian), ws.out, ws.steps, ws.table,
+                      ws.hashes, ws.state, ws.path, ws.marks, HASH_KEYS)
     if ws.state[2]:
         raise RuntimeError("move generator workspace overflow")
     return ws.out[:n].copy(), ws.steps[:n].copy()
