@@ -537,23 +537,22 @@ def test_games_are_numbered_from_one_and_ratings_leave_the_names() -> None:
     assert {"pr", "cube_marks", "cube_mistakes", "luck_rate"} <= set(out["players"][0])
 
 
-def test_the_first_run_notice_shows_with_json(monkeypatch: pytest.MonkeyPatch) -> None:
-    # with kernels to compile: the group's notice, then the analysis of the first game here
-    # compiles them once before the workers start (each would compile them otherwise)
+def test_the_first_game_is_analysed_here_while_kernels_are_not_cached(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # with kernels not cached: the analysis of the first game here compiles them once before
+    # the workers start (each would compile them otherwise); said also with --json
     from click.testing import CliRunner
 
     import gbot.cli as cli
     import gbot.cli.warmup as warmup
 
-    monkeypatch.setattr(cli, "cold_notice", lambda: "gbot: compiling numba kernels (test)")
-    monkeypatch.setattr(warmup, "cold_notice", lambda: "cold")
+    monkeypatch.setattr(warmup, "all_cached", lambda: False)
     res = CliRunner().invoke(cli.main, ["analyse", str(DATA / "gnubg_3pt.mat"), "--ply", "0",
                                         "--workers", "2", "--json"])
     assert res.exit_code == 0, res.output
-    err = res.stderr.splitlines()
-    assert err[0] == "gbot: compiling numba kernels (test)"
-    assert err[1].startswith("analyse: gnubg_3pt.mat, 3 games") and "on 2 processes" in err[1]
-    assert err[2].startswith("analyse: the first game here while the kernels compile, then 2")
+    err = [line for line in res.stderr.splitlines() if line != warmup.COMPILE_NOTICE]
+    assert err[0].startswith("analyse: gnubg_3pt.mat, 3 games") and "on 2 processes" in err[0]
+    assert err[1].startswith("analyse: the first game here (some kernels are not cached yet)")
     assert err[-1].startswith("analyse: done in")
     assert json.loads(res.stdout)["games"] == 3
 

@@ -56,13 +56,28 @@ def test_cache_index_older_than_source_or_missing_is_cold(tmp_path: Path,
     assert warmup.kernels_cached(("not_a_module",))
 
 
+def _compile_once() -> None:
+    """Compile a kernel no cache holds: numba reports it as a compile."""
+    import numba
+
+    @numba.njit(cache=False)
+    def fresh(x: int) -> int:
+        return x + 1
+
+    assert fresh(1) == 2
+
+
 @pytest.mark.parametrize("cold", [True, False])
-def test_says_what_compiles_only_when_cold(cold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(warmup, "kernels_cached", lambda *a: not cold)
+def test_says_what_compiles_only_when_a_kernel_compiles(cold: bool) -> None:
     said: list[str] = []
     asked: list[tuple[int, int]] = []
-    spent = warmup.warm_engine(Engine(ply=3), lambda e: asked.append((e.ply, e.cube_ply)),
-                               said.append)
+
+    def warm(e: Engine) -> None:
+        asked.append((e.ply, e.cube_ply))
+        if cold:
+            _compile_once()
+
+    spent = warmup.warm_engine(Engine(ply=3), warm, said.append)
     assert asked == [(1, 1)] and spent >= 0.0
     if cold:
         assert len(said) == 2 and "compiling" in said[0] and "ready in" in said[1]
@@ -94,26 +109,44 @@ def test_gbot_warmup_loads_every_group_and_says_so() -> None:
     from click.testing import CliRunner
 
     from gbot.cli import main
-    from gbot.cli.warmup import cold_notice, steps
+    from gbot.cli.warmup import all_cached, steps
 
     result = CliRunner().invoke(main, ["warmup", "-q"])
     assert result.exit_code == 0, result.output
     for name, _ in steps():
         assert name in result.output
     assert "kernels ready in" in result.output
-    assert cold_notice() is None
+    assert all_cached()
 
 
-def test_cold_kernels_are_announced_before_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_command_says_so_when_a_kernel_compiles_and_only_then(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the notice used to follow the cache files: printed by every command until every kernel
+    # module had a cache (a warm hint answering in 1 s said "compiling"), and by none when
+    # the cache lay elsewhere (NUMBA_CACHE_DIR)
     from click.testing import CliRunner
+    from numba.core import event
 
-    import gbot.cli.warmup as w
+    import gbot.cli.tools as tools
     from gbot.cli import main
+    from gbot.cli.warmup import COMPILE_NOTICE
 
-    monkeypatch.setattr(w, "kernels_cached", lambda modules: False)
+    listeners = len(event._registered["numba:compile"])
+    real = tools.read_position
+
+    def compiling(*args: object, **kwargs: object) -> object:
+        _compile_once()
+        _compile_once()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tools, "read_position", compiling)
     out = CliRunner().invoke(main, ["show", "4HPwATDgc/ABMA"])
-    assert out.exit_code == 0 and "compiling numba kernels" in out.output
-    assert "compiling" not in CliRunner().invoke(main, ["show", "--help"]).output
+    assert out.exit_code == 0 and out.stderr.count(COMPILE_NOTICE) == 1
+    monkeypatch.setattr(tools, "read_position", real)
+    warm = CliRunner().invoke(main, ["show", "4HPwATDgc/ABMA"])
+    assert warm.exit_code == 0 and "compiling" not in warm.stderr
+    assert "Position ID 4HPwATDgc/ABMA" in warm.stdout
+    assert len(event._registered["numba:compile"]) == listeners
 
 
 _COMPILES = """

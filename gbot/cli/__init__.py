@@ -14,8 +14,9 @@ import click
 
 from gbot.cli.logs import check_log_file, setup_logging
 from gbot.cli.rules import rule_options
-from gbot.cli.warmup import cold_notice, warmup_command
+from gbot.cli.warmup import COMPILE_NOTICE, warmup_command
 from gbot.engine.engine import PLAY_PLY, Engine
+from gbot.engine.warmup import watch_compiles
 from gbot.errors import GbotError
 from gbot.game.match import Rules
 from gbot.game.variations import VARIATIONS, checkers_per_side
@@ -25,8 +26,8 @@ __all__ = ["main"]
 
 
 class _Gbot(click.Group):
-    """The ``gbot`` group: remembers whether the command line asks for help, so that the
-    first-run notice is not printed before a help text."""
+    """The ``gbot`` group: remembers whether the command line asks for help (a help text
+    compiles nothing)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["gbot.help"] = "--help" in args or "-h" in args
@@ -40,9 +41,7 @@ def main(ctx: click.Context) -> None:
     """gbot, a backgammon bot for GNU Backgammon's external-player protocol and FIBS."""
     if (ctx.invoked_subcommand not in (None, "warmup") and not ctx.resilient_parsing
             and not ctx.meta.get("gbot.help")):
-        notice = cold_notice()
-        if notice:
-            click.echo(notice, err=True)
+        ctx.with_resource(watch_compiles(lambda: click.echo(COMPILE_NOTICE, err=True)))
 
 
 def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:

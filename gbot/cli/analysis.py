@@ -221,13 +221,13 @@ def _decision_lines(a: Any, marked_only: bool) -> list[str]:
 
 def _compile_here(workers: int) -> bool:
     """Whether the first game is analysed in this process before ``workers`` processes share
-    the rest: while the kernels are not compiled, so that they compile once (and say so)."""
-    from gbot.cli.warmup import cold_notice
+    the rest: while some kernels are not cached, so that they compile once, here."""
+    from gbot.cli.warmup import all_cached
 
-    if workers <= 1 or cold_notice() is None:
+    if workers <= 1 or all_cached():
         return False
-    click.echo(f"analyse: the first game here while the kernels compile, then {workers} "
-               "processes share the rest", err=True)
+    click.echo(f"analyse: the first game here (some kernels are not cached yet), then "
+               f"{workers} processes share the rest", err=True)
     return True
 
 

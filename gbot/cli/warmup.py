@@ -1,9 +1,11 @@
 """``gbot warmup``: compile (or load) every numba kernel ahead of use, with progress, and the
-one-line notice other commands print on stderr while kernels still have to compile.
+one-line notice other commands print on stderr when a kernel compiles.
 
 numba compiles a kernel on its first call and caches it in ``gbot/core/__pycache__``; a fresh
-install therefore spends minutes in its first command. ``scripts/run`` and ``scripts/test``
-run ``gbot warmup`` after set-up, so the commands a user types next answer at once.
+install therefore spends minutes in its first command, which says so on stderr when its first
+kernel starts to compile (numba reports compiles only on cache misses). ``scripts/run`` and
+``scripts/test`` run ``gbot warmup`` after set-up, so the commands a user types next answer at
+once.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from tqdm import tqdm
 
 from gbot.engine.warmup import kernels_cached
 
-__all__ = ["ALL_KERNELS", "cold_notice", "steps", "warmup_command"]
+__all__ = ["ALL_KERNELS", "COMPILE_NOTICE", "all_cached", "steps", "warmup_command"]
+
+COMPILE_NOTICE = ("gbot: compiling numba kernels on first use after install or update (minutes "
+                  "on a busy machine; 'gbot warmup' compiles them all ahead, with progress)")
+"""What a command prints on stderr when its first kernel compiles."""
 
 ALL_KERNELS = ("movegen", "forward", "expand", "bestplay", "dedup", "answer", "oneply",
                "cubetree", "cubemath", "encode", "bearoff", "rollout", "facts", "notation",
@@ -31,10 +37,12 @@ def steps() -> list[tuple[str, Callable[[], object]]]:
     from gbot.analysis.rollout import Rollout, RolloutSettings
     from gbot.core import movegen
     from gbot.engine.engine import Engine
+    from gbot.eval.evaluator import Evaluator
     from gbot.game.match import MatchState
     from gbot.game.position import Position
 
     start = Position.initial()
+    bear_off = Position.from_gnubg([2, 2, 1] + [0] * 22, [1, 1, 2] + [0] * 22)
     money, match = MatchState(), MatchState(match_length=5)
 
     def rollouts() -> None:
@@ -44,7 +52,8 @@ def steps() -> list[tuple[str, Callable[[], object]]]:
     return [
         ("move generation", movegen.warm),
         ("networks, 0-ply play", lambda: Engine().choose_play(start, (3, 1))),
-        ("1- and 2-ply search", lambda: Engine(ply=1).choose_play(start, (6, 4))),
+        ("1- and 2-ply search", lambda: (Engine(ply=1).choose_play(start, (6, 4)),
+                                         Evaluator().evaluate(bear_off.board, 2))),
         ("cube decisions", lambda: (Engine(cube_ply=1).cube_action(start, money),
                                     Engine(cube_ply=0).cube_action(start, match))),
         ("gnubg's one-call answers", lambda: warm_answers(Engine())),
@@ -52,12 +61,10 @@ def steps() -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def cold_notice() -> str | None:
-    """The line to print before a command whose kernels will compile, or None."""
-    if kernels_cached(ALL_KERNELS):
-        return None
-    return ("gbot: compiling numba kernels on first use after install or update (minutes on "
-            "a busy machine; 'gbot warmup' compiles them all ahead, with progress)")
+def all_cached() -> bool:
+    """Whether every kernel module has a cache newer than its source (False after install or
+    an update until ``gbot warmup`` or enough commands have run)."""
+    return kernels_cached(ALL_KERNELS)
 
 
 @click.command(name="warmup")

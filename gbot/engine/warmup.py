@@ -9,15 +9,20 @@ included (a 4-ply warm-up question would take minutes and load nothing more).
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from numba.core import event
 
 if TYPE_CHECKING:
     from gbot.engine.engine import Engine
 
-__all__ = ["KERNEL_MODULES", "kernels_cached", "warm_engine", "warm_ply"]
+__all__ = ["KERNEL_MODULES", "CompileWatch", "kernels_cached", "warm_engine", "warm_ply",
+           "watch_compiles"]
 
 CORE = Path(__file__).resolve().parents[1] / "core"
 KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer", "oneply",
@@ -44,6 +49,39 @@ def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
     return True
 
 
+class CompileWatch(event.Listener):
+    """Calls ``first`` once, when numba starts the first compile it reports while installed
+    (numba reports a compile only on a cache miss, never for a kernel loaded from the cache);
+    :attr:`compiled` says whether one started."""
+
+    def __init__(self, first: Callable[[], None]) -> None:
+        self._first = first
+        self._lock = threading.Lock()
+        self.compiled = False
+
+    def on_start(self, event: event.Event) -> None:
+        with self._lock:
+            if self.compiled:
+                return
+            self.compiled = True
+        self._first()
+
+    def on_end(self, event: event.Event) -> None:
+        """Nothing to do when a compile ends."""
+
+
+@contextmanager
+def watch_compiles(first: Callable[[], None]) -> Iterator[CompileWatch]:
+    """While the block runs, call ``first`` at the first kernel numba compiles (in any
+    thread of this process); yields the :class:`CompileWatch`."""
+    watch = CompileWatch(first)
+    event.register("numba:compile", watch)  # type: ignore[no-untyped-call]
+    try:
+        yield watch
+    finally:
+        event.unregister("numba:compile", watch)  # type: ignore[no-untyped-call]
+
+
 def warm_ply(engine: Engine) -> Engine:
     """``engine`` itself when its checker play and its cube look ahead 1 ply at most, else a
     copy (same evaluator and rules) that looks :data:`WARM_PLY` ahead where ``engine`` looks
@@ -59,16 +97,18 @@ def warm_ply(engine: Engine) -> Engine:
 def warm_engine(engine: Engine, warm: Callable[[Engine], None],
                 say: Callable[[str], None] | None = None) -> float:
     """Run ``warm`` (questions that load every kernel) on :func:`warm_ply` of ``engine``;
-    when the kernels are not cached yet, ``say`` what is compiling before and how long it took
-    after. Returns the seconds spent."""
-    cold = not kernels_cached()
-    if cold and say is not None:
-        say("compiling gbot's numba kernels that are not cached yet (first run after install "
-            "or an update: up to a few minutes on a busy 2-core machine; cached in "
-            "gbot/core/__pycache__ for later starts)...")
+    when a kernel has to compile (it was not cached), ``say`` so at its start, and how long
+    the warm-up took at the end. Returns the seconds spent."""
+    def announce() -> None:
+        if say is not None:
+            say("compiling gbot's numba kernels that are not cached yet (first run after "
+                "install or an update: up to a few minutes on a busy 2-core machine; cached "
+                "in gbot/core/__pycache__ for later starts)...")
+
     t0 = time.perf_counter()
-    warm(warm_ply(engine))
+    with watch_compiles(announce) as watch:
+        warm(warm_ply(engine))
     spent = time.perf_counter() - t0
-    if cold and say is not None:
+    if watch.compiled and say is not None:
         say(f"kernels ready in {spent:.1f} s")
     return spent

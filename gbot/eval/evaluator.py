@@ -554,6 +554,8 @@ class Evaluator:
         about to roll) at ``ply``."""
         ply = self._check_ply(ply)
         arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+        if not arr.flags.writeable:     # (a position's board): one compiled type per kernel
+            arr = arr.copy()
         return self._values(arr, ply, self._scratch().ws)
 
     # --- one position ----------------------------------------------------------------------
