@@ -53,10 +53,14 @@ def pad_units(net: dict[str, F32], hidden: int) -> dict[str, F32]:
 def new_units(net: dict[str, F32], hidden: int, seed: int) -> dict[str, F32]:
     """``net`` with fresh hidden units appended up to ``hidden``: first-layer weights and
     biases drawn uniformly from +-1/sqrt(inputs) (seeded), output weights zero, so its outputs
-    are unchanged."""
-    n_in, have = net["w1"].shape
-    if hidden < have:
-        raise ValueError(f"cannot widen {have} hidden units down to {hidden}")
+    are unchanged. Trailing all-zero units (the padding of a narrower network stored at the
+    common width) count as room and get fresh weights too: zero units all learn alike."""
+    n_in, width = net["w1"].shape
+    if hidden < width:
+        raise ValueError(f"cannot widen {width} hidden units down to {hidden}")
+    live = np.flatnonzero(np.any(net["w1"] != 0, axis=0) | (net["b1"] != 0)
+                          | np.any(net["w2"] != 0, axis=1))
+    have = int(live[-1]) + 1 if live.size else 0
     grown = pad_units(net, hidden)
     rng = np.random.default_rng(seed)
     root = np.sqrt(n_in)
