@@ -2,8 +2,7 @@
 
 The subcommands live beside it: :mod:`gbot.cli.tools` (hint, eval, rollout, train, ...),
 :mod:`gbot.cli.play`, :mod:`gbot.cli.tournament`, :mod:`gbot.cli.fibs`, :mod:`gbot.cli.web`
-(web, ubgi), :mod:`gbot.cli.analysis`; :mod:`gbot.cli.logs` sets up logging. ``gbot.cli_*``
-are their old import paths (the same module objects).
+(web, ubgi), :mod:`gbot.cli.analysis`; :mod:`gbot.cli.logs` sets up logging.
 """
 
 from __future__ import annotations

@@ -104,8 +104,6 @@ FEATURE_NAMES = ("pips", "back_escapes", "containment", "shots", "prime", "home_
 LEGACY_FEATURE_COUNTS = (14, 17)
 """Features per side of older encodings (networks v6 and before: 14; v7: 17), whose weights
 load with zeros for the newer features (:func:`upgrade_w1`)."""
-LEGACY_N_FEATURES = LEGACY_FEATURE_COUNTS[0]
-"""The oldest of :data:`LEGACY_FEATURE_COUNTS` (kept for callers of the earlier name)."""
 
 WINDOW = 12
 

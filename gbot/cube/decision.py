@@ -111,10 +111,6 @@ def decide_from_equities(e: CubefulEquities, ctx: CubeContext, probs: Probs) -> 
 # -- from a position and a match state ---------------------------------------------------------
 
 
-ProbabilitySource = EvaluatorProtocol
-"""The old name of :class:`gbot.eval.protocol.EvaluatorProtocol` here."""
-
-
 def _board_of(pos: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
     board = getattr(pos, "board", pos)
     arr = np.asarray(board, dtype=np.int8)
@@ -150,10 +146,10 @@ def _context(match_length: int, away: int, opp_away: int, cube: int, owner: Owne
 
 
 _shared_lock = threading.Lock()
-_shared: ProbabilitySource | None = None
+_shared: EvaluatorProtocol | None = None
 
 
-def shared_evaluator() -> ProbabilitySource:
+def shared_evaluator() -> EvaluatorProtocol:
     """The process-wide :class:`gbot.Evaluator`, created on first use."""
     global _shared
     with _shared_lock:
@@ -163,7 +159,7 @@ def shared_evaluator() -> ProbabilitySource:
 
 
 def cube_decision(pos: Any, state: MatchState, ply: int = 0,
-                  evaluator: ProbabilitySource | None = None) -> CubeDecision:
+                  evaluator: EvaluatorProtocol | None = None) -> CubeDecision:
     """The cube decision for the side on roll of ``pos`` (before it rolls) in ``state``.
 
     ``pos`` is a :class:`gbot.Position` (or a 26-slot board) seen by ``state.player_on_roll``;

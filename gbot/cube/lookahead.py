@@ -55,11 +55,6 @@ _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _INVERT = [0, 3, 4, 1, 2]
 
 
-BatchEvaluator = EvaluatorProtocol
-"""The old name of :class:`gbot.eval.protocol.EvaluatorProtocol` here (the lookahead uses its
-``evaluate``)."""
-
-
 def swap_context(ctx: CubeContext, owner_from_me: Owner, cube: int) -> CubeContext:
     """The context seen by the opponent, with the cube ``cube`` held as ``owner_from_me``."""
     key = (ctx, id(ctx.met), owner_from_me, cube)
@@ -148,7 +143,7 @@ def _is_over(board: npt.NDArray[np.int8]) -> bool:
 
 
 def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
-           ev: BatchEvaluator, caucasian: bool, life: float | None = None) -> Node:
+           ev: EvaluatorProtocol, caucasian: bool, life: float | None = None) -> Node:
     node = Node(board=board, probs=probs,
                  life=board_cube_life(board) if life is None else life, children=[])
     if ply == 0 or _is_over(board):
@@ -285,7 +280,7 @@ def _best_value(node: Node, ctx: CubeContext) -> float:
     return action_value(_equities(node, ctx), _checked(node), ctx)
 
 
-def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: BatchEvaluator,
+def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: EvaluatorProtocol,
                       ply: int = 1, caucasian: bool = False) -> tuple[CubefulEquities, Probs]:
     """Cubeful no double / double-take / double-pass values by an n-ply cubeful lookahead.
 
