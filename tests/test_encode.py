@@ -258,10 +258,23 @@ def test_new_features_by_hand() -> None:
     assert round(_features(held)[E.OUTFIELD] * 6) == 3         # 7, 9, 18 (19 is not)
 
 
+def test_borne_off_units_by_hand() -> None:
+    # the same board: I have 14 on the board (1 off), they have 6 (9 off)
+    b = board_of({1: 3, 2: 4, 3: 4, 5: 1, 25: 2}, {4: 4, 20: 2})
+    f = _features(b)
+    units = [f[side * E.N_FEATURES + E.OFF_1:side * E.N_FEATURES + E.OFF_1 + E.N_OFF_UNITS]
+             for side in (0, 1)]
+    assert units[0].tolist() == [1.0] + [0.0] * 13
+    assert units[1].tolist() == [1.0] * 9 + [0.0] * 5
+    assert not _features(START)[E.OFF_1:E.OFF_1 + E.N_OFF_UNITS].any()
+    last = board_of({1: 1}, {1: 1})                  # one checker each: 14 off a side
+    assert _features(last)[E.OFF_1:E.OFF_1 + E.N_OFF_UNITS].tolist() == [1.0] * 14
+
+
 @pytest.mark.parametrize("old", E.LEGACY_FEATURE_COUNTS)
 def test_legacy_weights_upgrade_to_the_same_network(old: int) -> None:
-    """Weights of an older encoding (v6: 14 features, v7: 17) compute the same function after
-    upgrade_w1."""
+    """Weights of an older encoding (v6: 14 features, v7: 17, v8-v12: 23) compute the same
+    function after upgrade_w1."""
     rng = np.random.default_rng(5)
     legacy = E.FEATURES_AT + 2 * old
     w1 = rng.normal(size=(legacy, 8)).astype(np.float32)

@@ -45,17 +45,22 @@ def steps() -> list[tuple[str, Callable[[], object]]]:
     bear_off = Position.from_gnubg([2, 2, 1] + [0] * 22, [1, 1, 2] + [0] * 22)
     money, match = MatchState(), MatchState(match_length=5)
 
+    def moves() -> None:
+        movegen.warm()
+        start.legal_plays((3, 1))
+
     def rollouts() -> None:
         for ply in (0, 1):
             Rollout(RolloutSettings(trials=2, checker_ply=ply, seed=1)).position(start, money)
 
     return [
-        ("move generation", movegen.warm),
+        ("move generation", moves),
         ("networks, 0-ply play", lambda: Engine().choose_play(start, (3, 1))),
         ("1- and 2-ply search", lambda: (Engine(ply=1).choose_play(start, (6, 4)),
                                          Evaluator().evaluate(bear_off.board, 2))),
         ("cube decisions", lambda: (Engine(cube_ply=1).cube_action(start, money),
-                                    Engine(cube_ply=0).cube_action(start, match))),
+                                    Engine(cube_ply=0).cube_action(start, match),
+                                    Engine().equity(start, match, 0, cubeful=False))),
         ("gnubg's one-call answers", lambda: warm_answers(Engine())),
         ("rollouts", rollouts),
     ]

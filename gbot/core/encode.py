@@ -49,6 +49,9 @@ Hand-made features, per side (:data:`N_FEATURES` each, side ``s`` starts at
         among 4..6; / 20.
     22. ``LEAD``: ``100 + floor(100 x (opponent's pips - own pips) / own pips)``, clipped to
         0..400, / 100 (its pip lead relative to its own count; own pips 0 counts as 1).
+    23-36. ``OFF_1`` .. ``OFF_14``: 1 when at least ``k`` of its checkers are borne off
+        (``k`` = 1..14): the borne-off count in unary, whose thresholds (rolls left to bear
+        off, a first checker off that saves the gammon) a race's value turns on.
 
 Everything a kernel needs besides the board (the escape table) is passed in, built lazily by
 :func:`escape_table`.
@@ -70,7 +73,8 @@ Inputs = npt.NDArray[np.float32]
 SLOTS = 25
 RAW_PER_SIDE = 4 * SLOTS + 1
 OFF_AT = 4 * SLOTS
-N_FEATURES = 23
+N_OFF_UNITS = 14
+N_FEATURES = 23 + N_OFF_UNITS
 FEATURES_AT = 2 * RAW_PER_SIDE
 N_INPUTS = FEATURES_AT + 2 * N_FEATURES
 
@@ -97,13 +101,15 @@ TIMING = 19
 OUTFIELD = 20
 WASTAGE = 21
 LEAD = 22
+OFF_1 = 23
 FEATURE_NAMES = ("pips", "back_escapes", "containment", "shots", "prime", "home_points",
                  "anchor", "anchors", "dance", "blots", "back", "outside", "outside_pips",
                  "crossovers", "pip_loss", "double_shots", "break_contact", "mobility",
-                 "moment2", "timing", "outfield", "wastage", "lead")
-LEGACY_FEATURE_COUNTS = (14, 17)
-"""Features per side of older encodings (networks v6 and before: 14; v7: 17), whose weights
-load with zeros for the newer features (:func:`upgrade_w1`)."""
+                 "moment2", "timing", "outfield", "wastage", "lead",
+                 *(f"off{k}" for k in range(1, N_OFF_UNITS + 1)))
+LEGACY_FEATURE_COUNTS = (14, 17, 23)
+"""Features per side of older encodings (networks v6 and before: 14; v7: 17; v8 to v12: 23),
+whose weights load with zeros for the newer features (:func:`upgrade_w1`)."""
 
 WINDOW = 12
 
@@ -390,6 +396,8 @@ def side_features(b: Board, esc: npt.NDArray[np.int64], out: Inputs, at: int) ->
                                  max(int(b[4]), 0), max(int(b[5]), 0),
                                  max(int(b[6]), 0)) / 20.0
     out[at + LEAD] = _lead(pips, opp_pips) / 100.0
+    for k in range(N_OFF_UNITS):
+        out[at + OFF_1 + k] = 1.0 if 15 - n >= k + 1 else 0.0
 
 
 @jit
@@ -460,12 +468,13 @@ def _break_contact(b: Board) -> int:
 
 FEATURE_SCALE = np.array([1 / 100, 1 / 36, 1 / 36, 1 / 36, 1 / 6, 1 / 6, 1 / 6, 1 / 3, 1 / 36,
                           1 / 5, 1 / 25, 1 / 15, 1 / 50, 1 / 15, 1 / 432, 1 / 36, 1 / 100,
-                          1 / 36, 1 / 400, 1 / 100, 1 / 6, 1 / 20, 1 / 100],
+                          1 / 36, 1 / 400, 1 / 100, 1 / 6, 1 / 20, 1 / 100,
+                          *([1.0] * N_OFF_UNITS)],
                          dtype=np.float32)
 """Each feature is an integer count (:func:`feature_counts`) times its scale (``DANCE``'s count
 is the square of the opposing points held)."""
 FEATURE_MAX = np.array([375, 36, 36, 36, 24, 6, 6, 6, 36, 15, 25, 15, 285, 60, 864, 36, 375,
-                        90, 576, 360, 12, 40, 400], dtype=np.int64)
+                        90, 576, 360, 12, 40, 400, *([1] * N_OFF_UNITS)], dtype=np.int64)
 """Upper bounds of the counts."""
 FEATURE_SCALE.setflags(write=False)
 FEATURE_MAX.setflags(write=False)
@@ -477,7 +486,8 @@ def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, c
                 shots: int, best_run: int, home: int, anchor: int, anchors: int, dance: int,
                 blots: int, back: int, outside: int, outside_pips: int,
                 crossovers: int, loss: int, twice: int, contact: int, mobility: int,
-                moment2: int, timing: int, outfield: int, wastage: int, lead: int) -> None:
+                moment2: int, timing: int, outfield: int, wastage: int, lead: int,
+                off: int) -> None:
     out[at + PIPS] = pips
     out[at + BACK_ESCAPES] = back_esc
     out[at + CONTAINMENT] = contain
@@ -501,6 +511,8 @@ def _write_side(out: npt.NDArray[np.int64], at: int, pips: int, back_esc: int, c
     out[at + OUTFIELD] = outfield
     out[at + WASTAGE] = wastage
     out[at + LEAD] = lead
+    for k in range(N_OFF_UNITS):
+        out[at + OFF_1 + k] = 1 if off >= k + 1 else 0
 
 
 @jit
@@ -636,13 +648,13 @@ def feature_counts(b: Board, esc: npt.NDArray[np.int64], out: npt.NDArray[np.int
                 _popcount(m_entry), o_home, _popcount(m_blot_q), m_back, m_out, m_out_pips,
                 m_cross, m_loss, m_twice, m_contact, _open_moves(m_occ_p, o_held_p),
                 _moment2(m_n, m_pips, m_s2), m_out_pips + m_spare,
-                _popcount(m_held_p & _FIELD), m_waste, _lead(m_pips, o_pips))
+                _popcount(m_held_p & _FIELD), m_waste, _lead(m_pips, o_pips), 15 - m_n)
     _write_side(out, N_FEATURES, o_pips, o_esc, _contain(m_held_q, esc), o_shots,
                 _longest_run(o_held_q), o_home, 25 - _low(o_entry) if o_entry else 0,
                 _popcount(o_entry), m_home, _popcount(o_blot_p), o_back, o_out, o_out_pips,
                 o_cross, o_loss, o_twice, o_contact, _open_moves(o_occ_q, m_held_q),
                 _moment2(o_n, o_pips, o_s2), o_out_pips + o_spare,
-                _popcount(o_held_q & _FIELD), o_waste, _lead(o_pips, m_pips))
+                _popcount(o_held_q & _FIELD), o_waste, _lead(o_pips, m_pips), 15 - o_n)
 
 
 @jit
