@@ -357,6 +357,28 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
                        probs[:10].astype(np.float32), configs, tmp_path, only=("race",))
 
 
+def test_race_network_without_bearoff_rows_counts_race_positions_only(
+        tmp_path: Path, heldout: tuple) -> None:
+    pytest.importorskip("torch")
+    from gbot.train.supervised import default_configs, train_networks
+
+    boards, probs = heldout
+    classes = C.classify_many(boards)
+    init = Networks.default()
+    configs = default_configs(hidden=init.hidden, epochs=1)
+    counts = {}
+    for with_bearoff in (True, False):
+        _, report = train_networks(boards, probs.astype(np.float32), boards,
+                                   probs.astype(np.float32), configs, tmp_path / str(with_bearoff),
+                                   init=init, finetune=True, log=lambda m: None, only=("race",),
+                                   race_bearoff=with_bearoff)
+        counts[with_bearoff] = (report["race"]["train"], report["race"]["val"])
+    race, bearoff = int((classes == C.RACE).sum()), int((classes == C.BEAROFF).sum())
+    assert race > 0 and bearoff > 0
+    assert counts[True] == (race + bearoff, race + bearoff)
+    assert counts[False] == (race, race)
+
+
 def test_recipe_carries_the_loss_weights_to_every_network() -> None:
     from gbot.train.fit import FitConfig
     from gbot.train.supervised import default_configs

@@ -304,6 +304,9 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
               help="fit just this network (repeatable); the others are --init's")
 @click.option("--finetune", is_flag=True,
               help="continue every network (crashed too) from --init instead of refitting")
+@click.option("--race-bearoff/--no-race-bearoff", default=True, show_default=True,
+              help="fit the race network on bear-off positions too (in play the exact "
+                   "bear-off tables value them)")
 @click.option("--workdir", type=click.Path(path_type=Path), default=RUNS / "supervised",
               show_default=True, help="checkpoints (resume by rerunning the same command)")
 @click.option("--out", type=click.Path(path_type=Path), default=RUNS / "nets.npz",
@@ -311,8 +314,8 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
                lr: float, lr_final: float, rank_weight: float, equity_weight: float,
-               only: tuple[str, ...],
-               finetune: bool, workdir: Path, out: Path) -> None:
+               only: tuple[str, ...], finetune: bool, race_bearoff: bool, workdir: Path,
+               out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.train import data as D
     from gbot.train.supervised import default_configs, train_networks
@@ -351,11 +354,13 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                                   configs, workdir,
                                   init=init_nets,
                                   finetune=finetune, log=log, only=only,
-                                  groups=np.concatenate(groups) if rank_weight > 0 else None)
+                                  groups=np.concatenate(groups) if rank_weight > 0 else None,
+                                  race_bearoff=race_bearoff)
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
                             "only": list(only), "rank_weight": rank_weight,
+                            "race_bearoff": race_bearoff,
                             "init": str(init) if init else None,
                             "report": report})
     log(f"wrote {out}: {json.dumps(report)}")

@@ -40,14 +40,15 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    init: Networks | None = None, finetune: bool = False,
                    log: Callable[[str], None] = print,
                    only: tuple[str, ...] = (),
-                   groups: npt.NDArray[np.int64] | None = None
-                   ) -> tuple[Networks, dict[str, Any]]:
+                   groups: npt.NDArray[np.int64] | None = None,
+                   race_bearoff: bool = True) -> tuple[Networks, dict[str, Any]]:
     """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
     bootstrap) gives the starting weights of the contact and race networks, and with
     ``finetune`` of the crashed network too. With ``only`` just those networks are fitted and
     the others are ``init``'s, unchanged. Returns the networks and a report (sample counts and
     validation metrics per network). ``groups`` (a decision number per board) feeds the
-    rank term of configs with a ``rank_weight``."""
+    rank term of configs with a ``rank_weight``. Without ``race_bearoff`` the race network
+    is fitted and validated on race positions alone (the exact tables value bear-offs)."""
     if only and (init is None or any(n not in ROUTES for n in only)
                  or any(n not in init.nets for n in ROUTES if n not in only)):
         raise ValueError("fitting only some networks needs init weights for the others")
@@ -62,8 +63,9 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
             nets[name] = init.nets[name]
             log(f"[{name}] kept from the init weights")
             continue
-        sel = _select(classes, ROUTES[name])
-        vsel = _select(val_classes, ROUTES[name][:1] if name == "contact" else ROUTES[name])
+        route = ROUTES[name] if race_bearoff or name != "race" else (C.RACE,)
+        sel = _select(classes, route)
+        vsel = _select(val_classes, route[:1] if name == "contact" else route)
         cfg = replace(configs[name], extra={**configs[name].extra, "net": name,
                                              "n_train": int(sel.sum())})
         start = None
