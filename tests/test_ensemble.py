@@ -158,18 +158,19 @@ def test_widened_networks_compute_what_they_did(boards: dict[str, np.ndarray]) -
 
 def test_widening_a_padded_network_refreshes_its_zero_units(
         boards: dict[str, np.ndarray]) -> None:
-    # the shipped race network has 128 live units zero-padded to the common width: widening
-    # it at that width once returned the padding unchanged, units that can only learn alike
+    # the shipped crashed network has 128 live units zero-padded to the common width (the race
+    # network had too): widening it at that width once returned the padding unchanged, units
+    # that can only learn alike
     base = Networks.default()
-    race = base.nets["race"]
-    live = int(np.flatnonzero(np.any(race["w1"] != 0, axis=0))[-1]) + 1
-    assert live < base.hidden and not race["w1"][:, live:].any()
-    grown = widen(base, base.hidden, seed=5, names=("race",))
-    new = grown.nets["race"]
-    assert np.array_equal(new["w1"][:, :live], race["w1"][:, :live])
+    crashed = base.nets["crashed"]
+    live = int(np.flatnonzero(np.any(crashed["w1"] != 0, axis=0))[-1]) + 1
+    assert live < base.hidden and not crashed["w1"][:, live:].any()
+    grown = widen(base, base.hidden, seed=5, names=("crashed",))
+    new = grown.nets["crashed"]
+    assert np.array_equal(new["w1"][:, :live], crashed["w1"][:, :live])
     assert not np.any(new["w2"][live:])
     assert len({c.tobytes() for c in new["w1"][:, live:].T}) == base.hidden - live
-    x = boards["race"]
+    x = boards["crashed"]
     assert len(x) and np.array_equal(grown.evaluate(x), base.evaluate(x))
 
 
