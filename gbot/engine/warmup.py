@@ -21,20 +21,15 @@ from numba.core import event
 if TYPE_CHECKING:
     from gbot.engine.engine import Engine
 
-__all__ = ["KERNEL_MODULES", "CompileWatch", "kernels_cached", "warm_engine", "warm_ply",
-           "watch_compiles"]
+__all__ = ["CompileWatch", "kernels_cached", "warm_engine", "warm_ply", "watch_compiles"]
 
 CORE = Path(__file__).resolve().parents[1] / "core"
-KERNEL_MODULES = ("movegen", "forward", "expand", "bestplay", "dedup", "answer", "oneply",
-                  "cubetree")
-"""Kernel modules every server start-up calls directly (their cache indexes say whether the
-kernels were compiled)."""
 WARM_PLY = 1
 """The deepest look-ahead the warm-up questions use, for checker play and for the cube (a
 cube look-ahead of 1 ply calls every kernel a deeper one calls)."""
 
 
-def kernels_cached(modules: tuple[str, ...] = KERNEL_MODULES) -> bool:
+def kernels_cached(modules: tuple[str, ...]) -> bool:
     """Whether numba's cache holds, for each of ``modules``, an index newer than its source
     (False on a first run after installing or changing the code)."""
     cache = CORE / "__pycache__"
