@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from gbot.cli.rules import rule_options
-from gbot.cli.warmup import steps
+from gbot.cli.warmup import all_cached, steps
 from gbot.engine.engine import PLAY_PLY
 from gbot.errors import GbotError
 from gbot.game.match import Rules
@@ -62,8 +62,9 @@ def web(listen: str, ply: int, rules: Rules, threads: int, timeout: float, max_b
     except GbotError as exc:
         raise click.BadParameter(str(exc)) from None
     service.warm()       # the networks and every kernel a request uses, before listening
-    for _name, call in steps():     # about 1 s when cached; compiles (and says so) when not
-        call()
+    if not all_cached():            # compile (and say so) before listening, not in a request
+        for _name, call in steps():
+            call()
     app = create_app(service, threads=threads, timeout=timeout, max_body=max_body)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")

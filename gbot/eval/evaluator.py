@@ -181,6 +181,13 @@ def _best_args(s: _Scratch, fast: _bp.Nets) -> tuple[Any, ...]:
     return (s.play, _mg.HASH_KEYS, fast)
 
 
+def _batch(boards: npt.ArrayLike) -> Board:
+    """``boards`` as the kernels take a batch: C-ordered, writable ``int8[n, 26]`` (a
+    read-only one, such as a position's board, is copied: one compiled type per kernel)."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    return arr if arr.flags.writeable else arr.copy()
+
+
 def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
     """The exact bear-off tables' probabilities (tables loaded, or built, on first use)."""
 
@@ -477,7 +484,7 @@ class Evaluator:
         kinds, counts)``; group ``21 * i + r`` (board ``i``, roll ``r`` of
         :data:`gbot.core.expand.ROLLS`) is ``children[offsets[g]:offsets[g + 1]]``; ``probs``
         holds the exact figures only (ended games, bear-offs), ``kinds`` says which."""
-        return self._expand(np.ascontiguousarray(boards, dtype=np.int8), self._scratch().ws)
+        return self._expand(_batch(boards), self._scratch().ws)
 
     def _pick(self, boards: Board, ws: _mg.Workspace, memo: _Memo | None = None
               ) -> tuple[Board, npt.NDArray[np.float64]]:
@@ -553,10 +560,7 @@ class Evaluator:
         """Probabilities ``float64[n, 5]`` of boards ``int8[n, 26]`` (side to move in each,
         about to roll) at ``ply``."""
         ply = self._check_ply(ply)
-        arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
-        if not arr.flags.writeable:     # (a position's board): one compiled type per kernel
-            arr = arr.copy()
-        return self._values(arr, ply, self._scratch().ws)
+        return self._values(_batch(boards), ply, self._scratch().ws)
 
     # --- one position ----------------------------------------------------------------------
     def probabilities(self, pos: Position, ply: int = 0) -> Probabilities:
