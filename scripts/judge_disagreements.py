@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Who is right where gbot and gnubg-nn differ: the rolls of a head-to-head where gbot's 0-ply
-and gnubg-nn's 0-ply pick different plays, judged by a deeper evaluation.
+and gnubg-nn's 0-ply pick different plays, judged by a deeper evaluation or by rollouts.
 
 The rolls come from a ``gbot train selfplay --policy versus --disagreements`` folder (every
 candidate of each such roll, labelled with gnubg-nn 0-ply). gnubg's pick is the candidate its
@@ -11,16 +11,25 @@ minus after gnubg's (cubeless money, positive: gbot's pick is better). Where the
 they lose nothing to each other, so the mean per game of these figures is what the
 disagreements are worth by that judge.
 
+The ``rollout`` judge is gbot's own rolled-out benchmark: both results of a roll are rolled out
+by gbot (``--trials`` cubeless games each, checker play at ``--plies``, variance reduction) on
+the same dice, so a roll's figure and its standard error come from the per-game differences.
+It is the slow judge (seconds a roll on one core): ``--cache`` keeps every judged roll, so an
+interrupted or extended run goes on where it stopped, and ``--class`` picks one position class.
+
 Examples:
 
   gbot train selfplay --out runs/vs2 --games 1000 --seed 9101 --policy versus --eps 0 \\
       --disagreements
   python3 scripts/judge_disagreements.py --src runs/vs2 --judge bgsage --plies 2
   python3 scripts/judge_disagreements.py --src runs/vs2 --judge gnubg-nn --plies 2 --limit 3000
+  python3 scripts/judge_disagreements.py --src runs/vs2 --judge rollout --plies 0 --trials 144 \\
+      --class crashed --limit 300 --cache runs/vs2-rollout.jsonl
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import multiprocessing as mp
@@ -35,7 +44,7 @@ import numpy.typing as npt
 from gbot.core.classify import NAMES, classify_many
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
-JUDGES = ("gnubg-nn", "bgsage", "gbot")
+JUDGES = ("gnubg-nn", "bgsage", "gbot", "rollout")
 BLOCK = 250
 
 _JUDGE: dict[str, Any] = {}
@@ -128,8 +137,93 @@ def judge_boards(boards: npt.NDArray[np.int8], judge: str, plies: int, workers: 
     return np.concatenate(out) if out else np.zeros((0, 5), np.float32)
 
 
+def pair_key(gnubg_pick: npt.NDArray[np.int8], gbot_pick: npt.NDArray[np.int8]) -> str:
+    """A roll's name in the rollout cache: a digest of both picks, in order."""
+    raw = np.ascontiguousarray(gnubg_pick, np.int8).tobytes() + np.ascontiguousarray(
+        gbot_pick, np.int8).tobytes()
+    return hashlib.sha1(raw).hexdigest()[:16]
+
+
+def dice_number(boards: npt.NDArray[np.int8]) -> int:
+    """The position number a roll's rollouts take their dice from: a digest of its two
+    results whichever comes first (so a roll judged with its picks swapped has the same
+    dice)."""
+    a, b = sorted(np.ascontiguousarray(x, np.int8).tobytes() for x in boards)
+    return int(hashlib.sha1(a + b).hexdigest()[:8], 16)
+
+
+def _roll_out_pair(job: tuple[str, npt.NDArray[np.int8], int, int, int]
+                   ) -> tuple[str, float, float]:
+    """``(key, gbot's pick minus gnubg's, its SE)`` for one roll: both results rolled out on
+    the same dice (position number from the key), mover's cubeless equity."""
+    from gbot.analysis.rollout import RolloutSettings, TrialTask, run_task
+
+    key, boards, trials, plies, seed = job
+    number = dice_number(boards)
+    settings = RolloutSettings(trials=trials, seed=seed, checker_ply=plies)
+    task = TrialTask(boards, np.array([number, number], dtype=np.int64), 0, trials, settings,
+                     None, False)
+    out = run_task(task)[1]                          # [2, trials, 5], luck subtracted
+    eq = mover_equity(out.reshape(-1, 5)).reshape(2, trials)
+    d = eq[1] - eq[0]
+    se = float(d.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
+    return key, float(d.mean()), se
+
+
+def rollout_pairs(gnubg_picks: npt.NDArray[np.int8], gbot_picks: npt.NDArray[np.int8],
+                  trials: int, plies: int, seed: int, workers: int, cache: Path | None = None,
+                  log: Any = print) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per roll, gbot's pick minus gnubg-nn's by gbot's rollouts of both results on the same
+    dice (``trials`` games each at ``plies``, variance reduction, ``seed``), and the standard
+    error of that difference. Rolls already in ``cache`` (JSON lines, for the same trials,
+    plies and seed) are not rolled out again; new ones are appended as they finish, so an
+    interrupted run resumes where it stopped."""
+    keys = [pair_key(g, b) for g, b in zip(gnubg_picks, gbot_picks, strict=True)]
+    done: dict[str, tuple[float, float]] = {}
+    setting = {"trials": trials, "plies": plies, "seed": seed}
+    if cache is not None and cache.exists():
+        for line in cache.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue                             # a line cut short by an interruption
+            if all(row.get(k) == v for k, v in setting.items()):
+                done[row["pair"]] = (float(row["diff"]), float(row["se"]))
+    todo: dict[str, npt.NDArray[np.int8]] = {}      # each roll once, in order
+    for k, g, b in zip(keys, gnubg_picks, gbot_picks, strict=True):
+        if k not in done and k not in todo:
+            todo[k] = np.stack([g, b])
+    jobs = [(k, boards, trials, plies, seed) for k, boards in todo.items()]
+    log(f"rollout judge: {len(keys) - len(jobs)} rolls from the cache, {len(jobs)} to roll out")
+    start = time.time()
+    pool = None
+    if workers <= 1 or len(jobs) <= 1:
+        results: Any = map(_roll_out_pair, jobs)
+    else:
+        pool = mp.get_context("spawn").Pool(workers)
+        results = pool.imap_unordered(_roll_out_pair, jobs)
+    sink = cache.open("a") if cache is not None else None
+    try:
+        for i, (key, d, se) in enumerate(results, 1):
+            done[key] = (d, se)
+            if sink is not None:
+                sink.write(json.dumps({"pair": key, "diff": d, "se": se, **setting}) + "\n")
+                sink.flush()
+            if i % 10 == 0 or i == len(jobs):
+                rate = i / max(time.time() - start, 1e-9)
+                log(f"progress: {i}/{len(jobs)} rolls, ETA {(len(jobs) - i) / rate:.0f}s")
+    finally:
+        if sink is not None:
+            sink.close()
+        if pool is not None:
+            pool.terminate()
+    diff = np.array([done[k][0] for k in keys], dtype=np.float64)
+    se = np.array([done[k][1] for k in keys], dtype=np.float64)
+    return diff, se
+
+
 def report(gnubg_picks: npt.NDArray[np.int8], diff: npt.NDArray[np.float64],
-           games: int) -> dict[str, Any]:
+           games: float) -> dict[str, Any]:
     """The verdict: per roll and per game, overall and by the class of gnubg's pick."""
     def part(d: npt.NDArray[np.float64]) -> dict[str, Any]:
         n = int(d.shape[0])
@@ -154,30 +248,55 @@ def report(gnubg_picks: npt.NDArray[np.int8], diff: npt.NDArray[np.float64],
               default=None, help="the networks gbot played with (default: the shipped ones)")
 @click.option("--limit", type=click.IntRange(1), default=None,
               help="judge a random sample of this many rolls")
+@click.option("--class", "only", type=click.Choice(NAMES), default=None,
+              help="judge only the rolls whose gnubg pick is of this position class")
+@click.option("--trials", type=click.IntRange(2), default=144, show_default=True,
+              help="the rollout judge's games per result")
+@click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="the rollout judge's results, kept and reused (JSON lines)")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option("--json-out", type=click.Path(path_type=Path), default=None)
-def main(src: Path, judge: str, plies: int, weights: Path | None, limit: int | None, seed: int,
-         workers: int, json_out: Path | None) -> None:
+def main(src: Path, judge: str, plies: int, weights: Path | None, limit: int | None,
+         only: str | None, trials: int, cache: Path | None, seed: int, workers: int,
+         json_out: Path | None) -> None:
     """Judge the rolls where gbot's and gnubg-nn's 0-ply picks differ."""
     picks_g, picks_b, game_of = disagreements(src, weights)
     games = int(np.unique(game_of).shape[0]) if game_of.shape[0] else 0
-    if limit is not None and limit < picks_g.shape[0]:
-        keep = np.sort(np.random.default_rng(seed).permutation(picks_g.shape[0])[:limit])
+    rolls = picks_g.shape[0]
+    if only is not None and rolls:
+        mine = classify_many(picks_g) == NAMES.index(only)
+        picks_g, picks_b, rolls = picks_g[mine], picks_b[mine], int(mine.sum())
+    if limit is not None and limit < rolls:
+        keep = np.sort(np.random.default_rng(seed).permutation(rolls)[:limit])
         picks_g, picks_b = picks_g[keep], picks_b[keep]
-        games = int(round(games * limit / game_of.shape[0]))
     n = picks_g.shape[0]
-    click.echo(f"{n} disagreement rolls; judge {judge} at {plies} plies")
-    probs = judge_boards(np.concatenate([picks_g, picks_b]), judge, plies, workers,
-                         log=lambda m: click.echo(m, err=True))
-    eq = mover_equity(probs)
+    share = n / rolls if rolls else 1.0          # the judged share of the rolls of `games`
+    if judge == "rollout" and plies > 2:
+        raise click.BadParameter("the rollout judge plays at 0, 1 or 2 plies", param_hint="--plies")
+    what = f"rollouts of {trials} games at {plies}-ply" if judge == "rollout" else f"{plies} plies"
+    click.echo(f"{n} disagreement rolls{f' ({only})' if only else ''}; judge {judge}, {what}")
+    def log(message: str) -> None:
+        click.echo(message, err=True)
+
+    extra: dict[str, Any] = {}
+    if judge == "rollout":
+        diff, pair_se = rollout_pairs(picks_g, picks_b, trials, plies, seed, workers, cache, log)
+        extra = {"trials": trials, "class": only,
+                 "mean_roll_se": float(pair_se.mean()) if n else float("nan")}
+    else:
+        eq = mover_equity(judge_boards(np.concatenate([picks_g, picks_b]), judge, plies,
+                                       workers, log=log))
+        diff = eq[n:] - eq[:n]
     result = {"src": str(src), "judge": judge, "plies": plies,
-              "weights": str(weights) if weights else None,
-              **report(picks_g, eq[n:] - eq[:n], games)}
-    click.echo(f"RESULT: {result['rolls']} rolls over {games} games: gbot's pick better in "
-               f"{100 * result['gbot_better']:.1f} %, equal in {100 * result['equal']:.1f} %, "
-               f"{result['mean_per_roll']:+.5f} (SE {result['se_per_roll']:.5f}) a roll, "
-               f"{result['per_game']:+.4f} a game")
+              "weights": str(weights) if weights else None, **extra,
+              **report(picks_g, diff, games * share)}
+    click.echo(f"RESULT: {result['rolls']} rolls over {games * share:.0f} games: gbot's pick "
+               f"better in {100 * result['gbot_better']:.1f} %, equal in "
+               f"{100 * result['equal']:.1f} %, {result['mean_per_roll']:+.5f} "
+               f"(SE {result['se_per_roll']:.5f}) a roll, {result['per_game']:+.4f} a game")
+    if "mean_roll_se" in extra:
+        click.echo(f"  rollout SE of a roll's difference, mean: {extra['mean_roll_se']:.4f}")
     for name, r in result["by_class"].items():
         click.echo(f"  {name:8s} {r['rolls']:6d} rolls  {r['mean_per_roll']:+.5f} a roll  "
                    f"{r['per_game']:+.4f} a game  gbot better {100 * r['gbot_better']:.1f} %")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gbot.core.classify import BEAROFF, classify_many
+from gbot.core.classify import BEAROFF, NAMES, classify_many
 from tests.conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "judge_disagreements.py"
@@ -56,3 +56,48 @@ def test_an_empty_folder_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(click.ClickException, match="no self-play chunks"):
         load_script("judge_disagreements").disagreements(tmp_path)
+
+
+def test_the_rollout_judge_rolls_both_picks_out_on_the_same_dice(versus: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    J = load_script("judge_disagreements")
+    picks_g, picks_b, _ = J.disagreements(versus)
+    g, b = picks_g[:2], picks_b[:2]
+    cache = tmp_path / "judged.jsonl"
+    diff, se = J.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
+    assert diff.shape == se.shape == (2,) and (se > 0).all()
+    # the same dice for both results: a roll judged with its picks swapped gives minus the
+    # figure, and a roll whose two picks are the same board gives exactly 0
+    back, back_se = J.rollout_pairs(b, g, 8, 0, 5, 1, log=lambda m: None)
+    assert back == pytest.approx(-diff, abs=1e-12) and back_se == pytest.approx(se)
+    same, same_se = J.rollout_pairs(g, g, 8, 0, 5, 1, log=lambda m: None)
+    assert (same == 0).all() and (same_se == 0).all()
+    # the cache resumes: nothing is rolled out again for the same trials, plies and seed ...
+    monkeypatch.setattr(J, "_roll_out_pair", lambda job: pytest.fail("rolled out again"))
+    again, _ = J.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
+    assert (again == diff).all()
+    # ... and other settings are not taken from it
+    with pytest.raises(pytest.fail.Exception):
+        J.rollout_pairs(g, b, 8, 0, 6, 1, cache, log=lambda m: None)
+
+
+def test_the_rollout_judge_of_one_class_from_the_command_line(versus: Path,
+                                                              tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    J = load_script("judge_disagreements")
+    picks_g, _, games = J.disagreements(versus)
+    contact = int((classify_many(picks_g) == NAMES.index("contact")).sum())
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(J.main, ["--src", str(versus), "--judge", "rollout", "--plies", "0",
+                                      "--trials", "4", "--class", "contact", "--limit", "2",
+                                      "--workers", "1", "--json-out", str(out)])
+    assert res.exit_code == 0, res.output
+    import json
+
+    rep = json.loads(out.read_text())
+    assert rep["rolls"] == 2 and list(rep["by_class"]) == ["contact"] and rep["trials"] == 4
+    # the per-game figure counts every contact roll of the games, not only the two judged
+    n_games = int(np.unique(games).shape[0])
+    assert rep["per_game"] == pytest.approx(rep["mean_per_roll"] * contact / n_games)
