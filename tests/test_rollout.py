@@ -198,3 +198,25 @@ def test_a_time_bound_stops_at_a_whole_block_with_the_figures_of_those_trials() 
     assert late.probabilities == block.probabilities and late.equity == block.equity
     with pytest.raises(RolloutError, match="stop_at"):
         RolloutSettings(stop_at=float("nan"))
+
+
+def test_a_rollout_folder_is_a_training_set(tmp_path: object) -> None:
+    """`supervised --data` takes a rollout folder: its labels are the parts' probabilities."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gbot.train import rollout_label as R
+    from gbot.train.cli import _check_data, _load_data, cli
+
+    tmp = Path(str(tmp_path))
+    np.savez(tmp / "set.npz", boards=np.stack([RACE, BEAR]), probs=np.zeros((2, 5), np.float32))
+    res = CliRunner().invoke(cli, ["rollout", "--src", str(tmp / "set.npz"), "--out",
+                                   str(tmp / "out"), "--trials", "4", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    _check_data(tmp / "out")
+    boards, probs, groups = _load_data(tmp / "out")
+    want_b, want_p = R.load(tmp / "out")
+    assert groups is None
+    assert np.array_equal(boards, want_b) and np.array_equal(probs, want_p)
+    assert sorted(map(bytes, boards)) == sorted(map(bytes, np.stack([RACE, BEAR])))

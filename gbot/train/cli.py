@@ -89,8 +89,15 @@ def _check_folder(path: Path, option: str, pattern: str, what: str) -> None:
         raise click.ClickException(f"{option} {str(path)!r} holds no {what} ({pattern})")
 
 
+def _is_rollout_folder(path: Path) -> bool:
+    """Whether ``path`` is a ``gbot train rollout`` folder (its labels in ``part-*.npz``)."""
+    return path.is_dir() and (path / "settings.json").exists() and any(path.glob("part-*.npz"))
+
+
 def _check_data(path: Path) -> None:
-    """A ``--data`` set: an .npz file, a labelled folder or a selfplay folder."""
+    """A ``--data`` set: an .npz file, a labelled, rolled-out or selfplay folder."""
+    if _is_rollout_folder(path):
+        return
     if path.is_dir() and (path / "positions.npz").exists():
         _check_folder(path, "--data", "label-*.npz", "labelled chunks")
     elif path.is_dir():
@@ -103,6 +110,9 @@ def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(boards, probs, decision groups or None)`` of a ``--data`` set (checked by
     :func:`_check_data`); only teacher folders have decision groups."""
     from gbot.train import data as D
+    if _is_rollout_folder(path):
+        from gbot.train.rollout_label import load as load_rollouts
+        return (*load_rollouts(path), None)
     if path.is_dir() and (path / "positions.npz").exists():
         from gbot.train.label import load_with_groups
         return load_with_groups(path)
@@ -280,7 +290,9 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
 
 @cli.command()
 @click.option("--data", "data_paths", multiple=True, type=click.Path(path_type=Path),
-              default=[RUNS / "data" / "g2_train.npz"], show_default=True)
+              default=[RUNS / "data" / "g2_train.npz"], show_default=True,
+              help="a training set (repeatable): an .npz with boards and probs, or a selfplay, "
+                   "label, teacher or rollout folder")
 @click.option("--weight", "data_weights", multiple=True, type=float,
               help="repeat count per --data set (default 1 each)")
 @click.option("--val", type=click.Path(path_type=Path), default=RUNS / "data" / "g2_val.npz",
