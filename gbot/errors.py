@@ -75,3 +75,8 @@ class PlayerError(GbotError, RuntimeError):
 class FieldError(GbotError, ValueError):
     """A number or token from outside (a protocol line, a request, a file) that is malformed
     or out of its field's range."""
+
+
+class BackendError(GbotError, RuntimeError):
+    """Parallel work that cannot run where it was asked to: an unknown backend, or Ray
+    missing or out of reach."""

@@ -32,12 +32,8 @@ make them, if anything, too large).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import contextlib
 import math
-import multiprocessing
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -48,8 +44,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gbot.analysis.backends import BACKENDS, Backend, as_finished, make_backend, map_ordered
 from gbot.analysis.rollout_cube import match_chance, opponent_state, replay
-from gbot.analysis.workers import die_with_parent
 from gbot.core import movegen
 from gbot.core import rollout as kernel
 from gbot.core.bearoff import BINOM
@@ -57,7 +53,7 @@ from gbot.core.board import checkers
 from gbot.cube import context_from_state
 from gbot.cube.cubeful import CubefulEquities
 from gbot.cube.decision import decide_from_equities
-from gbot.errors import GbotError
+from gbot.errors import BackendError, GbotError
 from gbot.eval.bearoff import tables
 from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator
 from gbot.eval.net import Networks
@@ -104,7 +100,7 @@ class RolloutSettings:
     its move filters keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply
     of the probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
     ``Evaluator.evaluate``). ``workers``: processes (1: this process); ``backend``
-    ``"process"`` or ``"ray"`` (``ray_address`` for a cluster).
+    one of :data:`gbot.analysis.backends.BACKENDS` (``ray_address`` for a Ray cluster).
     ``chunk``: trials per task.
     """
 
@@ -144,8 +140,9 @@ class RolloutSettings:
         if self.checker_ply not in ROLLOUT_PLIES or self.cube_ply not in ROLLOUT_PLIES:
             raise RolloutError(f"checker_ply and cube_ply must be 0, 1 or 2, got "
                                f"{self.checker_ply!r} and {self.cube_ply!r}")
-        if self.backend not in ("process", "ray"):
-            raise RolloutError(f"backend must be 'process' or 'ray', got {self.backend!r}")
+        if self.backend not in BACKENDS:
+            raise RolloutError(f"backend must be one of {', '.join(BACKENDS)}, "
+                               f"got {self.backend!r}")
 
 
 @dataclass(frozen=True)
@@ -308,52 +305,12 @@ def run_task(task: TrialTask) -> TrialsDone:
     return task, out, plies, ends, Recorded(paths, played, ply_lucks)
 
 
-def _worker_init() -> None:
-    """Workers leave Ctrl-C to the parent and end with it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
-
-
-class _Pool:
-    """Runs tasks here, in spawned processes or as Ray tasks; results as they finish."""
-
-    def __init__(self, settings: RolloutSettings) -> None:
-        self.kind = "serial"
-        self._ray: Any = None
-        if settings.backend == "ray":
-            try:
-                import ray
-            except ImportError:
-                raise RolloutError("the ray backend needs Ray: pip install ray") from None
-            if not ray.is_initialized():
-                kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-                if settings.ray_address:
-                    kw["address"] = settings.ray_address
-                else:
-                    kw["num_cpus"] = settings.workers
-                ray.init(**kw)
-            self._ray = ray
-            self._remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
-            self.kind = "ray"
-        elif settings.workers > 1:
-            ctx = multiprocessing.get_context("spawn")
-            self._pool = cf.ProcessPoolExecutor(settings.workers, mp_context=ctx,
-                                                initializer=_worker_init)
-            self.kind = "process"
-
-    def map(self, tasks: list[TrialTask]) -> list[TrialsDone]:
-        """Every task's outcome, in the order given."""
-        if self.kind == "serial":
-            return [run_task(t) for t in tasks]
-        if self.kind == "ray":
-            return list(self._ray.get([self._remote.remote(t) for t in tasks]))
-        return list(self._pool.map(run_task, tasks))
-
-    def close(self) -> None:
-        """Stop the workers."""
-        if self.kind == "process":
-            with contextlib.suppress(Exception):
-                self._pool.shutdown(wait=False, cancel_futures=True)
+def _backend(settings: RolloutSettings) -> Backend[TrialTask, TrialsDone]:
+    """Where the settings' trials run (:mod:`gbot.analysis.backends`)."""
+    try:
+        return make_backend(settings.backend, run_task, settings.workers, settings.ray_address)
+    except BackendError as exc:
+        raise RolloutError(str(exc)) from None
 
 
 def _as_boards(boards: npt.ArrayLike) -> npt.NDArray[np.int8]:
@@ -386,7 +343,7 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
                    variance_reduction: bool = True, seed: int = 1, workers: int = 1,
                    backend: str = "process", weights: str | os.PathLike[str] | None = None,
                    bearoff_stop: bool = True, progress: Progress | None = None,
-                   checker_ply: int = 0,
+                   checker_ply: int = 0, ray_address: str | None = None,
                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Cubeless rollouts of many boards (``checker_ply`` as in :class:`RolloutSettings`):
     ``(probabilities, std_errors)``, both ``float64[n, 5]`` for the side to move of each
@@ -398,7 +355,8 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
     of up to 64 boards."""
     arr = _as_boards(boards)
     s = RolloutSettings(trials=trials, truncate=truncate, seed=seed, workers=workers,
-                        backend=backend, variance_reduction=variance_reduction,
+                        backend=backend, ray_address=ray_address,
+                        variance_reduction=variance_reduction,
                         bearoff_stop=bearoff_stop, checker_ply=checker_ply)
     w = os.fspath(weights) if weights is not None else None
     n = arr.shape[0]
@@ -407,20 +365,20 @@ def rollout_boards(boards: npt.ArrayLike, trials: int = 36, *, truncate: int = 0
                        trials, s, w, False) for i in range(0, n, step)]
     probs = np.empty((n, 5), dtype=np.float64)
     ses = np.empty((n, 5), dtype=np.float64)
-    pool = _Pool(s)
+    pool = _backend(s)
+    cancel = True
     try:
         done = 0
-        group = max(1, 4 * workers)
-        for g in range(0, len(tasks), group):
-            for task, out, _, _, _ in pool.map(tasks[g:g + group]):
-                k0 = int(task.keys[0])
-                for j in range(out.shape[0]):
-                    probs[k0 + j], ses[k0 + j] = _mean_se(out[j])
-                done += out.shape[0] * trials
+        for task, (_, out, _, _, _) in as_finished(pool, tasks):
+            k0 = int(task.keys[0])
+            for j in range(out.shape[0]):
+                probs[k0 + j], ses[k0 + j] = _mean_se(out[j])
+            done += out.shape[0] * trials
             if progress is not None:
                 progress(done, n * trials)
+        cancel = False
     finally:
-        pool.close()
+        pool.close(cancel=cancel)
     return probs, ses
 
 
@@ -496,7 +454,8 @@ class Rollout:
                             got[k].paths.append(z[f"paths{k}"])
                             got[k].played.append(z[f"played{k}"])
                             got[k].lucks.append(z[f"lucks{k}"])
-        pool = _Pool(s)
+        pool = _backend(s)
+        cancel = True
         try:
             while True:
                 tasks = []
@@ -512,7 +471,7 @@ class Rollout:
                                                cubeful))
                 if not tasks:
                     break
-                for task, out, plies, ends, rec in pool.map(tasks):
+                for task, out, plies, ends, rec in map_ordered(pool, tasks):
                     k = int(task.keys[0])
                     got[k].out.append(out[0])
                     got[k].plies.append(plies[0])
@@ -524,8 +483,9 @@ class Rollout:
                 self._save(ckpt, got, cubeful)
                 if self.progress is not None:
                     self.progress(sum(g.count for g in got), m * s.trials)
+            cancel = False
         finally:
-            pool.close()
+            pool.close(cancel=cancel)
         return got
 
     def _precise(self, t: _Trials, done: int) -> bool:

@@ -251,8 +251,8 @@ def analyse(path: str, ply: int, workers: int | None, as_json: bool, html_out: s
 
     from gbot.analysis.analyse import analyse as run
     from gbot.analysis.analyse import read_match
+    from gbot.analysis.backends import default_workers
     from gbot.records.matfile import MatchFileWarning
-    from gbot.tournament.backends import default_workers
 
     try:
         with warnings.catch_warnings(record=True) as caught:

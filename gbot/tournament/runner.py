@@ -35,17 +35,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gbot.errors import GbotError, PlayerError, TournamentError
+from gbot.analysis.backends import make_backend
+from gbot.errors import BackendError, GbotError, PlayerError, TournamentError
 from gbot.eval.net import Networks
 from gbot.game.match import MatchState
 from gbot.game.referee import MatchRecord, new_match, next_game
 from gbot.records import matfile
-from gbot.tournament.backends import make_backend
 from gbot.tournament.config import (
     RunSummary,
     TournamentConfig,
 )
-from gbot.tournament.game import GameResult, GameTask
+from gbot.tournament.game import GameResult, GameTask, close_players, run_task
 from gbot.tournament.players import find_gnubg
 from gbot.tournament.records import (
     Record,
@@ -213,7 +213,11 @@ def run(config: TournamentConfig, folder: str | Path, *, backend: str = "process
                                for p, (a, b) in enumerate(names)]))
 
     report()
-    runner = make_backend(backend, workers, ray_address) if pending else None
+    try:
+        runner = (make_backend(backend, run_task, workers, ray_address, close_players)
+                  if pending else None)
+    except BackendError as exc:
+        raise TournamentError(str(exc)) from None
     cancel = False
     try:
         while runner is not None and (pending or in_flight) and not stopped:

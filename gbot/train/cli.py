@@ -8,7 +8,11 @@ Stages (each resumable; large outputs go under ``~/.cache/gbot/runs`` or ``$GBOT
   selfplay    positions from our own play with exploration (for labelling)
   label       label positions with gnubg-nn at 0/1/2 ply (training time only; resumable)
   teacher     label the close decisions of self-play with a deeper teacher (gnubg-nn 1/2-ply,
-              or gbot's own n-ply search: the iterated target), in parallel workers
+              or gbot's own n-ply search: the iterated target)
+  rollout     label positions by gbot's own rollouts
+
+selfplay, label, teacher and rollout run on every core by default (``--workers``), or on Ray
+(``--backend ray``, ``--ray-address`` for a cluster).
   replies     every reply to every roll of positions from play, valued by the networks: the
               training set of a pruning network
   blend       mix a labelled folder's values with gnubg-nn 0-ply (0.3 x 0-ply + 0.7 x 1-ply
@@ -30,12 +34,14 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import numpy as np
 
+from gbot.analysis.backends import BACKENDS, default_workers
 from gbot.analysis.rollout import ROLLOUT_PLIES
 
 if TYPE_CHECKING:
@@ -133,6 +139,32 @@ def _check_weights(path: Path, option: str) -> Networks:
         raise click.ClickException(f"{option}: {exc}") from None
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parallel_options(f: F) -> F:
+    """``--workers``, ``--backend`` and ``--ray-address``: where a stage's work runs."""
+    f = click.option("--ray-address", default=None,
+                     help="with --backend ray: the Ray cluster to run on (default: a local "
+                          "Ray instance of --workers CPUs)")(f)
+    f = click.option("--backend", type=click.Choice(BACKENDS), default="process",
+                     show_default=True,
+                     help="worker processes on this machine, this process alone, or Ray")(f)
+    f = click.option("--workers", default=default_workers, show_default="every core",
+                     type=click.IntRange(1, 1024), help="worker processes (or Ray CPUs)")(f)
+    return f
+
+
+def _on_backend(run: Callable[[], None]) -> None:
+    """Run a stage, a backend that cannot start (Ray missing or out of reach) a one-line
+    error."""
+    from gbot.errors import BackendError
+    try:
+        run()
+    except BackendError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _log_to(path: Path):  # type: ignore[no-untyped-def]
     path.parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "a", encoding="utf-8")
@@ -210,9 +242,10 @@ def td(games: int, hidden: int, seed: int, alpha: float, lam: float, eps: float,
 @click.option("--disagreements", is_flag=True,
               help="write only the rolls where gbot's networks and gnubg-nn 0-ply pick "
                    "different plays")
+@parallel_options
 def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_games: int,
              weights: Path | None, starts: Path | None, starts_class: str,
-             disagreements: bool) -> None:
+             disagreements: bool, workers: int, backend: str, ray_address: str | None) -> None:
     """Play games and label every candidate of every roll with gnubg-nn 0-ply."""
     from gbot.train import selfplay as S
     if weights is not None:
@@ -226,8 +259,10 @@ def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_ga
             boards = boards[C.classify_many(boards) == C.NAMES.index(starts_class)]
         if boards.shape[0] == 0:
             raise click.UsageError(f"--starts {str(starts)!r} holds no {starts_class} boards")
-    S.run(out, games, seed, policy, eps, chunk_games, weights, log=_log_to(out / "log.txt"),
-          starts=boards, disagreements=disagreements)
+    _on_backend(lambda: S.run(out, games, seed, policy, eps, chunk_games, weights,
+                              log=_log_to(out / "log.txt"), starts=boards,
+                              disagreements=disagreements, workers=workers, backend=backend,
+                              address=ray_address))
 
 
 @cli.command()
@@ -239,11 +274,13 @@ def selfplay(out: Path, games: int, seed: int, policy: str, eps: float, chunk_ga
 @click.option("--played-share", default=0.5, show_default=True,
               help="share of positions taken from played moves (the rest: other candidates)")
 @click.option("--seed", default=3, show_default=True)
+@parallel_options
 def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
-          seed: int) -> None:
+          seed: int, workers: int, backend: str, ray_address: str | None) -> None:
     """Label positions from our own play with gnubg-nn at --plies (resumable)."""
     from gbot.train import label as L
     from gbot.train import selfplay as S
+    from gbot.train import teacher as T
     if not (out / "positions.npz").exists():
         _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
     log = _log_to(out / "log.txt")
@@ -256,7 +293,8 @@ def label(src: Path, out: Path, plies: int, limit: int, played_share: float,
                                ba[rng.permutation(ba.shape[0])[:limit - n_p]]])
         n = L.prepare(out, pick, limit, seed)
         log(f"chose {n} positions from {src}")
-    L.run(out, plies, log=log)
+    _on_backend(lambda: T.run(out, "gnubg-nn", plies, workers=workers, log=log,
+                              backend=backend, address=ray_address))
 
 
 @cli.command()
@@ -389,15 +427,16 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
 @click.option("--margin", default=0.08, show_default=True,
               help="keep candidates within this 0-ply equity of each turn's best")
 @click.option("--limit", default=2_000_000, show_default=True, help="positions to label")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256))
 @click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
               default=None, help="gbot teacher: networks to search with (default: shipped)")
 @click.option("--seed", default=5, show_default=True)
 @click.option("--class", "only_class", type=click.Choice(CLASSES),
               default="any", show_default=True,
               help="keep only candidates of this class (the network they train)")
+@parallel_options
 def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, margin: float,
-            limit: int, workers: int, weights: Path | None, seed: int, only_class: str) -> None:
+            limit: int, weights: Path | None, seed: int, only_class: str, workers: int,
+            backend: str, ray_address: str | None) -> None:
     """Label close decisions from play with a deeper teacher (resumable, parallel)."""
     from gbot.train import teacher as T
     log = _log_to(out / "log.txt")
@@ -409,7 +448,8 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
         n = T.prepare(out, boards, limit, seed, groups)
         log(f"chose {n} {kind}positions ({int(played.sum())} played, margin {margin}) from "
             f"{', '.join(map(str, src))}")
-    T.run(out, teacher_name, plies, workers=workers, weights=weights, log=log)
+    _on_backend(lambda: T.run(out, teacher_name, plies, workers=workers, weights=weights,
+                              log=log, backend=backend, address=ray_address))
 
 
 @cli.command(name="blend")
@@ -489,12 +529,13 @@ def widen_stage(weights: Path, out: Path, hidden: int, names: tuple[str, ...],
 @click.option("--truncate", default=0, show_default=True, type=click.IntRange(0, 10_000),
               help="plies before a game is valued at 0-ply (0: play to the end)")
 @click.option("--limit", default=100_000, show_default=True, help="positions to label")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 1024))
 @click.option("--seed", default=1, show_default=True)
 @click.option("--checker-ply", type=click.IntRange(0, max(ROLLOUT_PLIES)), default=0,
               show_default=True, help="ply of the checker plays inside the rollouts")
-def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, workers: int,
-                  seed: int, checker_ply: int) -> None:
+@parallel_options
+def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int,
+                  seed: int, checker_ply: int, workers: int, backend: str,
+                  ray_address: str | None) -> None:
     """Label positions by gbot's own rollouts (cubeless, luck cancelled; resumable)."""
     from gbot.analysis.rollout import RolloutError
     from gbot.train import rollout_label as R
@@ -503,7 +544,8 @@ def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int, 
         n = R.prepare(src, out, limit, seed)
         log(f"chose {n} positions from {src}")
     try:
-        R.run(out, trials, truncate, seed, workers, log=log, checker_ply=checker_ply)
+        R.run(out, trials, truncate, seed, workers, log=log, checker_ply=checker_ply,
+              backend=backend, address=ray_address)
     except RolloutError as e:
         raise click.ClickException(str(e)) from None
 

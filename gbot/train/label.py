@@ -1,20 +1,15 @@
-"""Label positions with gnubg-nn at ``plies`` (training time only), resumable, with progress.
-
-``prepare`` fixes the positions to label once (``positions.npz`` in the output folder); ``run``
-then labels them in chunks of ``chunk`` rows, each written atomically as ``label-NNNNN.npz``
-(``boards``, ``probs``), so an interrupted run continues with the first missing chunk.
+"""A labelled folder's layout (training time only): the positions to label, chosen once
+(``positions.npz``, with each board's decision group where known), and their labels in chunks
+(``label-NNNNN.npz``: ``boards``, ``probs``), which :func:`gbot.train.teacher.run` writes
+atomically one by one, so an interrupted run continues with the missing chunks.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-
-from gbot.train.oracle import probabilities
 
 
 def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
@@ -36,37 +31,6 @@ def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
     np.savez_compressed(tmp, boards=boards[idx].astype(np.int8), **extra)
     tmp.replace(path)
     return int(idx.shape[0])
-
-
-def run(out: Path, plies: int, chunk: int = 5000,
-        log: Callable[[str], None] = print) -> None:
-    """Label every chunk of ``positions.npz`` that has no label file yet."""
-    from gbot.analysis.progress import around_bars, terminal_bar
-
-    with np.load(out / "positions.npz") as z:
-        boards = z["boards"]
-    n_chunks = (boards.shape[0] + chunk - 1) // chunk
-    t0 = time.time()
-    done_rows = 0
-    had = sum(1 for c in range(n_chunks) if (out / f"label-{c:05d}.npz").exists())
-    bar = terminal_bar(n_chunks, f"label {plies}-ply", "chunk", initial=had)
-    log = around_bars(log)
-    for c in range(n_chunks):
-        path = out / f"label-{c:05d}.npz"
-        if path.exists():
-            continue
-        b = boards[c * chunk:(c + 1) * chunk]
-        p = probabilities(b, plies)
-        tmp = out / f"label-{c:05d}.tmp.npz"
-        np.savez_compressed(tmp, boards=b, probs=p)
-        tmp.replace(path)
-        done_rows += b.shape[0]
-        rate = done_rows / max(time.time() - t0, 1e-9)
-        left = sum(1 for k in range(c + 1, n_chunks) if not (out / f"label-{k:05d}.npz").exists())
-        bar.update(1)
-        log(f"chunk {c + 1}/{n_chunks} labelled at {plies}-ply ({rate:.0f} rows/s, "
-            f"about {left * chunk / max(rate, 1e-9) / 60:.0f} min left)")
-    bar.close()
 
 
 _Chunk = tuple[int, npt.NDArray[np.int8], npt.NDArray[np.float32]]

@@ -58,9 +58,12 @@ def _check_settings(out: Path, settings: dict[str, int]) -> None:
 
 
 def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_size: int = 2000,
-        log: Callable[[str], None] = print, checker_ply: int = 0) -> None:
+        log: Callable[[str], None] = print, checker_ply: int = 0, backend: str = "process",
+        address: str | None = None) -> None:
     """Label ``out/positions.npz`` part by part (resumable); ``checker_ply`` is the ply of
-    the plays inside the rollouts (:class:`gbot.analysis.rollout.RolloutSettings`)."""
+    the plays inside the rollouts (:class:`gbot.analysis.rollout.RolloutSettings`); the
+    trials run on ``backend`` (``process`` with ``workers`` processes, or ``ray``, at
+    ``address`` for a cluster). The labels are the same whatever the backend."""
     with np.load(out / "positions.npz") as z:
         boards = z["boards"].astype(np.int8)
     _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,
@@ -77,7 +80,8 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
         if part.exists():
             continue
         b = boards[start:start + part_size]
-        probs, se = _label(b, start, trials, truncate, seed, workers, checker_ply)
+        probs, se = _label(b, start, trials, truncate, seed, workers, checker_ply, backend,
+                           address)
         tmp = part.with_name(part.name + ".tmp.npz")
         np.savez_compressed(tmp, boards=b, probs=probs.astype(np.float32),
                             se=se.astype(np.float32))
@@ -89,13 +93,14 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_siz
 
 
 def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int, seed: int,
-           workers: int, checker_ply: int
+           workers: int, checker_ply: int, backend: str, address: str | None
            ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Rollouts of ``boards``, position numbers counted from ``start`` (the dice hash)."""
 
     # rollout_boards numbers its boards from 0; the part's start goes into the seed
     probs, se = rollout_boards(boards, trials, truncate=truncate, seed=(seed + start) % 2**32,
-                               workers=workers, checker_ply=checker_ply)
+                               workers=workers, checker_ply=checker_ply, backend=backend,
+                               ray_address=address)
     return probs, se
 
 

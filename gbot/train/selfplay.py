@@ -21,20 +21,23 @@ With ``starts`` (boards, side to move about to roll) game ``n`` starts from
 taken from earlier games, to teach the race network on many more race positions.
 
 Output: ``chunk-NNNNN.npz`` files (``boards``, ``probs``, ``played``, ``game``, ``turn``: the
-candidates of one roll share a game and turn number) written atomically; a rerun continues
-after the last complete chunk.
+candidates of one roll share a game and turn number) written atomically, in parallel on a
+backend of :mod:`gbot.analysis.backends` (local worker processes or Ray); a rerun plays the
+chunks that are missing.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gbot.analysis.backends import as_finished, make_backend
 from gbot.core.board import START
 from gbot.core.movegen import legal_boards
 from gbot.eval.net import Networks
@@ -114,50 +117,97 @@ def _pick(probs: npt.NDArray[np.float64], over: npt.NDArray[np.bool_]) -> int:
     return int(np.argmax(mover_eq))
 
 
+@dataclass(frozen=True)
+class ChunkTask:
+    """The games ``first .. last - 1`` of a run, written as chunk ``chunk``; ``starts`` holds
+    each game's start board (None: the opening)."""
+
+    chunk: int
+    first: int
+    last: int
+    seed: int
+    policy: str
+    eps: float
+    weights: str | None
+    starts: npt.NDArray[np.int8] | None
+    disagreements: bool
+
+
+Chunk = tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.bool_],
+              npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+_NETS: dict[str | None, Networks] = {}
+
+
+def play_chunk(task: ChunkTask) -> Chunk:
+    """``(boards, probs, played, game, turn)`` of the task's games (each process loads the
+    networks once and keeps them for the tasks that follow)."""
+    nets = None
+    if task.policy != "gnubg" or task.disagreements:
+        if task.weights not in _NETS:
+            _NETS[task.weights] = (Networks.load(task.weights) if task.weights
+                                   else Networks.default())
+        nets = _NETS[task.weights]
+    parts = []
+    for gi in range(task.first, task.last):
+        start = None if task.starts is None else task.starts[gi - task.first]
+        b, p, f, t = play_game(task.seed, gi, task.policy, task.eps, nets, legal_boards,
+                               start, task.disagreements)
+        parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
+    return (np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts]),
+            np.concatenate([x[2] for x in parts]), np.concatenate([x[3] for x in parts]),
+            np.concatenate([x[4] for x in parts]))
+
+
 def run(out: Path, games: int, seed: int, policy: str = "gnubg", eps: float = 0.1,
         chunk_games: int = 200, weights: Path | None = None,
         log: Callable[[str], None] = print,
-        starts: npt.NDArray[np.int8] | None = None, disagreements: bool = False) -> None:
-    """Play ``games`` games into ``out`` (resuming after the chunks already there), from the
-    opening or, given ``starts``, from those boards in turn."""
+        starts: npt.NDArray[np.int8] | None = None, disagreements: bool = False,
+        workers: int = 1, backend: str = "process", address: str | None = None) -> None:
+    """Play ``games`` games into ``out`` (the chunks not there yet), from the opening or,
+    given ``starts``, from those boards in turn; on ``backend`` (:mod:`gbot.analysis.backends`:
+    ``process`` with ``workers`` processes, ``serial`` or ``ray``, at ``address`` for a
+    cluster). The chunks are the same whatever the backend."""
     from gbot.analysis.progress import around_bars, terminal_bar
 
     out.mkdir(parents=True, exist_ok=True)
-    nets = None
-    if policy != "gnubg" or disagreements:
-        nets = Networks.load(weights) if weights else Networks.default()
-    done = sorted(out.glob("chunk-*.npz"))
-    start_chunk = len(done)
+    n_chunks = (games + chunk_games - 1) // chunk_games
+    todo = [c for c in range(n_chunks) if not (out / f"chunk-{c:05d}.npz").exists()]
+    w = str(weights) if weights else None
+    if (policy != "gnubg" or disagreements) and w not in _NETS:
+        # bad weights are refused here, before any worker starts
+        _NETS[w] = Networks.load(weights) if weights else Networks.default()
+
+    def task(c: int) -> ChunkTask:
+        first, last = c * chunk_games, min(games, (c + 1) * chunk_games)
+        s = None if starts is None else starts[np.arange(first, last) % starts.shape[0]]
+        return ChunkTask(c, first, last, seed, policy, eps, w, s, disagreements)
+
     t0 = time.time()
     n_rows = 0
-    n_chunks = (games + chunk_games - 1) // chunk_games
-    bar = terminal_bar(games, "selfplay", "game", initial=min(games, start_chunk * chunk_games))
+    had = set(range(n_chunks)) - set(todo)
+    bar = terminal_bar(games, "selfplay", "game",
+                       initial=sum(min(games, (c + 1) * chunk_games) - c * chunk_games
+                                   for c in had))
     log = around_bars(log)
-    for c in range(start_chunk, n_chunks):
-        parts = []
-        for gi in range(c * chunk_games, min(games, (c + 1) * chunk_games)):
-            start = None if starts is None else starts[gi % starts.shape[0]]
-            b, p, f, t = play_game(seed, gi, policy, eps, nets, legal_boards, start,
-                                   disagreements)
-            parts.append((b, p, f, np.full(b.shape[0], gi, dtype=np.int32), t))
-            bar.update(1)
-        b = np.concatenate([x[0] for x in parts])
-        p = np.concatenate([x[1] for x in parts])
-        f = np.concatenate([x[2] for x in parts])
-        gidx = np.concatenate([x[3] for x in parts])
-        tidx = np.concatenate([x[4] for x in parts])
-        path = out / f"chunk-{c:05d}.npz"
-        tmp = out / f"chunk-{c:05d}.tmp.npz"
-        np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx, turn=tidx)
-        tmp.replace(path)
-        n_rows += b.shape[0]
-        elapsed = max(time.time() - t0, 1e-9)
-        rate = n_rows / elapsed
-        eta = elapsed / (c + 1 - start_chunk) * (n_chunks - c - 1)
-        log(f"chunk {c + 1}/{n_chunks}: games {c * chunk_games}.."
-            f"{min(games, (c + 1) * chunk_games) - 1}, {b.shape[0]} positions "
-            f"({rate:.0f}/s, ETA {eta / 60:.1f} min)")
-    bar.close()
+    pool = make_backend(backend, play_chunk, workers, address)
+    cancel = True
+    try:
+        for k, (t, (b, p, f, gidx, tidx)) in enumerate(as_finished(pool, map(task, todo)), 1):
+            path = out / f"chunk-{t.chunk:05d}.npz"
+            tmp = out / f"chunk-{t.chunk:05d}.tmp.npz"
+            np.savez_compressed(tmp, boards=b, probs=p, played=f, game=gidx, turn=tidx)
+            tmp.replace(path)
+            n_rows += b.shape[0]
+            bar.update(t.last - t.first)
+            elapsed = max(time.time() - t0, 1e-9)
+            eta = elapsed / k * (len(todo) - k)
+            log(f"chunk {t.chunk + 1}/{n_chunks}: games {t.first}..{t.last - 1}, "
+                f"{b.shape[0]} positions ({n_rows / elapsed:.0f}/s, ETA {eta / 60:.1f} min)")
+        cancel = False
+    finally:
+        pool.close(cancel=cancel)
+        bar.close()
 
 
 def load(folder: Path, played_only: bool = False

@@ -5,7 +5,8 @@ turn plus the other candidates whose 0-ply equity, from the mover's side, is wit
 of that turn's best. Those are the close decisions, where a better label changes a choice.
 The choice is de-duplicated, shuffled with ``seed`` and written once as ``positions.npz``.
 
-A teacher then labels them chunk by chunk in ``workers`` processes; each chunk is written
+A teacher then labels them chunk by chunk on a backend of :mod:`gbot.analysis.backends` (local
+worker processes or Ray); each chunk is written
 atomically as ``label-NNNNN.npz`` (``boards``, ``probs``; the layout of :mod:`gbot.train.label`,
 so ``gbot train supervised --data FOLDER`` reads it), and a rerun continues with the missing
 chunks. Teachers: ``gnubg-nn`` at 1 or 2 plies (``gnubg_nn.probabilities``), ``gbot`` at
@@ -17,23 +18,23 @@ over the 21 rolls of the best reply's value under the current networks), ``bgsag
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gbot.analysis.backends import as_finished, make_backend
 from gbot.core.classify import NAMES, classify_many
 from gbot.eval.evaluator import Evaluator
 from gbot.train.bgsage_bridge import Bgsage
 from gbot.train.label import prepare
 from gbot.train.oracle import probabilities
 
-__all__ = ["EQUITY", "TEACHERS", "close_candidate_groups", "close_candidates", "make_teacher",
-           "prepare", "run"]
+__all__ = ["EQUITY", "TEACHERS", "LabelTask", "close_candidate_groups", "close_candidates",
+           "label_task", "make_teacher", "prepare", "run"]
 
 EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 TEACHERS = ("gnubg-nn", "gbot", "bgsage")
@@ -81,16 +82,6 @@ def close_candidate_groups(folders: list[Path], margin: float, only_class: str =
             np.concatenate(groups).astype(np.int64))
 
 
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(out: str, teacher: str, plies: int, weights: str | None) -> None:
-    with np.load(Path(out) / "positions.npz") as z:
-        _WORKER["boards"] = z["boards"]
-    _WORKER["out"] = Path(out)
-    _WORKER["label"] = make_teacher(teacher, plies, weights)
-
-
 def make_teacher(teacher: str, plies: int, weights: str | None = None
                  ) -> Callable[[npt.NDArray[np.int8]], npt.NDArray[np.float32]]:
     """A function from ``int8[n, 26]`` boards (side to move) to cubeless probabilities."""
@@ -108,42 +99,68 @@ def make_teacher(teacher: str, plies: int, weights: str | None = None
     raise ValueError(f"unknown teacher {teacher!r} (choose from {', '.join(TEACHERS)})")
 
 
-def _label_chunk(args: tuple[int, int]) -> int:
-    c, chunk = args
-    b = _WORKER["boards"][c * chunk:(c + 1) * chunk]
-    p = _WORKER["label"](b)
-    out: Path = _WORKER["out"]
-    tmp = out / f"label-{c:05d}.tmp.npz"
-    np.savez_compressed(tmp, boards=b, probs=p)
-    tmp.replace(out / f"label-{c:05d}.npz")
-    return int(b.shape[0])
+@dataclass(frozen=True)
+class LabelTask:
+    """One chunk to label: the teacher (name, plies, weights file) and the chunk's boards."""
+
+    teacher: str
+    plies: int
+    weights: str | None
+    chunk: int
+    boards: npt.NDArray[np.int8]
+
+
+_TEACHERS: dict[tuple[str, int, str | None], Callable[[npt.NDArray[np.int8]],
+                                                      npt.NDArray[np.float32]]] = {}
+
+
+def label_task(task: LabelTask) -> npt.NDArray[np.float32]:
+    """The teacher's probabilities of the task's boards (each process builds a teacher once
+    and keeps it for the tasks that follow)."""
+    key = (task.teacher, task.plies, task.weights)
+    if key not in _TEACHERS:
+        _TEACHERS[key] = make_teacher(*key)
+    return np.asarray(_TEACHERS[key](task.boards), dtype=np.float32)
 
 
 def run(out: Path, teacher: str, plies: int, workers: int = 2, chunk: int = 5000,
-        weights: Path | None = None, log: Callable[[str], None] = print) -> None:
-    """Label every chunk of ``out/positions.npz`` that has no label file yet."""
+        weights: Path | None = None, log: Callable[[str], None] = print,
+        backend: str = "process", address: str | None = None) -> None:
+    """Label every chunk of ``out/positions.npz`` that has no label file yet, on ``backend``
+    (:mod:`gbot.analysis.backends`: ``process`` with ``workers`` processes, ``serial`` or
+    ``ray``, at ``address`` for a cluster); each chunk's file is written here as it comes
+    back."""
     with np.load(out / "positions.npz") as z:
-        n = int(z["boards"].shape[0])
+        boards = z["boards"].astype(np.int8)
+    n = int(boards.shape[0])
     n_chunks = (n + chunk - 1) // chunk
     todo = [c for c in range(n_chunks) if not (out / f"label-{c:05d}.npz").exists()]
     log(f"{teacher} {plies}-ply: {len(todo)} of {n_chunks} chunks to label "
-        f"({n} positions, {workers} workers)")
+        f"({n} positions, {backend} backend, {workers} workers)")
     if not todo:
         return
     from gbot.analysis.progress import around_bars, terminal_bar
 
+    pool = make_backend(backend, label_task, workers, address)
     bar = terminal_bar(n_chunks, f"{teacher} {plies}-ply", "chunk",
                        initial=n_chunks - len(todo))
     log = around_bars(log)
     t0 = time.time()
     rows = 0
-    init = (str(out), teacher, plies, str(weights) if weights else None)
-    with mp.get_context("spawn").Pool(workers, _init_worker, init) as pool:
-        for k, got in enumerate(pool.imap_unordered(_label_chunk,
-                                                    [(c, chunk) for c in todo]), 1):
-            rows += got
+    w = str(weights) if weights else None
+    tasks = (LabelTask(teacher, plies, w, c, boards[c * chunk:(c + 1) * chunk]) for c in todo)
+    cancel = True
+    try:
+        for k, (task, probs) in enumerate(as_finished(pool, tasks), 1):
+            tmp = out / f"label-{task.chunk:05d}.tmp.npz"
+            np.savez_compressed(tmp, boards=task.boards, probs=probs)
+            tmp.replace(out / f"label-{task.chunk:05d}.npz")
+            rows += int(task.boards.shape[0])
             rate = rows / max(time.time() - t0, 1e-9)
             left = (len(todo) - k) * chunk / max(rate, 1e-9)
             bar.update(1)
             log(f"{k}/{len(todo)} chunks ({rate:.0f} rows/s, ETA {left / 60:.1f} min)")
-    bar.close()
+        cancel = False
+    finally:
+        pool.close(cancel=cancel)
+        bar.close()
