@@ -58,3 +58,18 @@ def run_gnubg_script(exe: str, script: str, cases: Any, folder: Path) -> Any:
     ``cases`` (JSON) from the file named by ``$GBOT_CASES`` and writes its answer (JSON) to
     ``$GBOT_OUT``; returns that answer."""
     return run_script(exe, script, cases, folder)[0]
+
+
+@pytest.fixture
+def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing ``ray`` fails inside the test, as where the optional package is missing."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_ray(name: str, *a: Any, **k: Any) -> Any:
+        if name == "ray":
+            raise ImportError("no ray")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_ray)

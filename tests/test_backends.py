@@ -4,10 +4,8 @@ same whatever backend made it."""
 
 from __future__ import annotations
 
-import builtins
 import operator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -54,18 +52,13 @@ def test_a_failing_task_raises_its_error() -> None:
         pool.close(cancel=True)
 
 
-def test_unknown_backend_and_missing_ray_are_clear_errors(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_unknown_backend_is_a_clear_error() -> None:
     with pytest.raises(BackendError, match="unknown backend 'cloud'"):
         make_backend("cloud", abs)
-    real = builtins.__import__
 
-    def no_ray(name: str, *a: Any, **k: Any) -> Any:
-        if name == "ray":
-            raise ImportError("no ray")
-        return real(name, *a, **k)
 
-    monkeypatch.setattr(builtins, "__import__", no_ray)
+@pytest.mark.usefixtures("without_ray")
+def test_missing_ray_is_a_clear_error() -> None:
     with pytest.raises(BackendError, match="pip install"):
         make_backend("ray", abs)
 
@@ -99,18 +92,10 @@ def test_label_stage_on_workers_gives_the_serial_labels(tmp_path: Path) -> None:
     assert len(serial) >= 2 and _same(serial, _chunks(tmp_path / "process", "label-*.npz"))
 
 
-def test_a_stage_refuses_ray_in_one_line_when_ray_is_missing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("without_ray")
+def test_a_stage_refuses_ray_in_one_line_when_ray_is_missing(tmp_path: Path) -> None:
     from gbot.train.cli import cli
 
-    real = builtins.__import__
-
-    def no_ray(name: str, *a: Any, **k: Any) -> Any:
-        if name == "ray":
-            raise ImportError("no ray")
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", no_ray)
     res = CliRunner().invoke(cli, ["selfplay", "--out", str(tmp_path / "sp"), "--games", "2",
                                    "--backend", "ray"])
     assert res.exit_code == 1

@@ -536,16 +536,7 @@ def test_ray_backend_matches_serial(tmp_path: Path) -> None:
     assert _games(tmp_path / "ray") == _games(tmp_path / "serial")
 
 
-def test_ray_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
-    real = builtins.__import__
-
-    def no_ray(name: str, *a: Any, **k: Any) -> Any:
-        if name == "ray":
-            raise ImportError("no ray")
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", no_ray)
+@pytest.mark.usefixtures("without_ray")
+def test_ray_missing_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TournamentError, match="pip install"):
         run(TournamentConfig((H, "random"), games=2), tmp_path, backend="ray")
