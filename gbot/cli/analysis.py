@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from gbot.analysis.backends import BACKENDS
 from gbot.cli.hint_text import SE_NOTE
 from gbot.cli.tools import _POSITION_HELP, PositionCommand, parse_dice, read_position
 from gbot.errors import GbotError
@@ -92,7 +93,7 @@ def _result_json(r: Any) -> dict[str, Any]:
 @click.option("--cubeless", is_flag=True, help="Plays: cubeless figures only.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Processes (or ray tasks) sharing the trials.")
-@click.option("--backend", type=click.Choice(["process", "ray"]), default="process",
+@click.option("--backend", type=click.Choice(BACKENDS), default="process",
               show_default=True, help="Where the trials run; ray needs the optional ray "
               "package.")
 @click.option("--ray-address", default=None, help="Ray cluster address (with --backend ray).")

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from gbot.analysis.backends import BACKENDS
 from gbot.cli.rules import ALL, rule_options
 from gbot.errors import GbotError
 from gbot.game.match import MAX_MATCH_LENGTH, Rules
@@ -47,7 +48,7 @@ intermediate, advanced, expert, worldclass, grandmaster."""
               default=None, help="Resume the tournament saved in this folder (its settings).")
 @click.option("--workers", "-j", type=click.IntRange(1), default=None,
               help="Worker processes (default: all cores).")
-@click.option("--backend", type=click.Choice(["process", "serial", "ray"]), default="process",
+@click.option("--backend", type=click.Choice(BACKENDS), default="process",
               show_default=True, help="Where games run; ray needs the optional ray package.")
 @click.option("--ray-address", default=None, help="Ray cluster address (default: local).")
 @rule_options(*ALL)
