@@ -220,3 +220,38 @@ def test_a_rollout_folder_is_a_training_set(tmp_path: object) -> None:
     assert groups is None
     assert np.array_equal(boards, want_b) and np.array_equal(probs, want_p)
     assert sorted(map(bytes, boards)) == sorted(map(bytes, np.stack([RACE, BEAR])))
+
+
+def test_rollout_stage_takes_the_close_candidates_of_a_selfplay_folder(tmp_path: object
+                                                                       ) -> None:
+    """From a selfplay folder the stage rolls out the close candidates the teacher stage
+    would label (the same choice, decision groups kept), each exactly as rollout_boards."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gbot.train import rollout_label as R
+    from gbot.train import selfplay as S
+    from gbot.train.cli import cli
+
+    pytest.importorskip("gnubg_nn")
+    tmp = Path(str(tmp_path))
+    S.run(tmp / "sp", games=2, seed=3, chunk_games=2, log=lambda m: None)
+    common = ["--src", str(tmp / "sp"), "--margin", "0.05", "--class", "contact", "--limit", "6",
+              "--seed", "2"]
+    res = CliRunner().invoke(cli, ["rollout", *common, "--out", str(tmp / "ro"), "--trials", "4",
+                                   "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, ["teacher", *common, "--out", str(tmp / "te"), "--plies", "0",
+                                   "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    with np.load(tmp / "ro" / "positions.npz") as a, np.load(tmp / "te" / "positions.npz") as b:
+        assert a["boards"].shape[0] == 6
+        assert np.array_equal(a["boards"], b["boards"]) and np.array_equal(a["group"], b["group"])
+    boards, probs = R.load(tmp / "ro")
+    again, _ = rollout_boards(boards, 4, seed=2)
+    assert np.allclose(probs, again, atol=1e-6)
+    (tmp / "empty").mkdir()
+    empty = CliRunner().invoke(cli, ["rollout", "--src", str(tmp / "empty"), "--out",
+                                     str(tmp / "none")])
+    assert empty.exit_code == 1 and "holds no selfplay chunks" in empty.output

@@ -416,6 +416,21 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
     log(f"wrote {out}: {json.dumps(report)}")
 
 
+def _choose_close(src: list[Path], out: Path, margin: float, only_class: str, limit: int,
+                  seed: int, log: Callable[[str], None]) -> None:
+    """Write ``out/positions.npz``: up to ``limit`` of the close candidates (within
+    ``margin`` of each turn's best, of ``only_class``) of the selfplay folders ``src``, with
+    their decision groups."""
+    from gbot.train import teacher as T
+    boards, played, groups = T.close_candidate_groups(src, margin, only_class)
+    kind = "" if only_class == "any" else f"{only_class} "
+    if boards.shape[0] == 0:
+        raise click.UsageError(f"--src holds no close {kind}candidates")
+    n = T.prepare(out, boards, limit, seed, groups)
+    log(f"chose {n} {kind}positions ({int(played.sum())} played, margin {margin}) from "
+        f"{', '.join(map(str, src))}")
+
+
 @cli.command()
 @click.option("--src", "src", multiple=True, required=True,
               type=click.Path(path_type=Path, exists=True, file_okay=False),
@@ -441,13 +456,7 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
     from gbot.train import teacher as T
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
-        boards, played, groups = T.close_candidate_groups(list(src), margin, only_class)
-        kind = "" if only_class == "any" else f"{only_class} "
-        if boards.shape[0] == 0:
-            raise click.UsageError(f"--src holds no close {kind}candidates")
-        n = T.prepare(out, boards, limit, seed, groups)
-        log(f"chose {n} {kind}positions ({int(played.sum())} played, margin {margin}) from "
-            f"{', '.join(map(str, src))}")
+        _choose_close(list(src), out, margin, only_class, limit, seed, log)
     _on_backend(lambda: T.run(out, teacher_name, plies, workers=workers, weights=weights,
                               log=log, backend=backend, address=ray_address))
 
@@ -523,7 +532,13 @@ def widen_stage(weights: Path, out: Path, hidden: int, names: tuple[str, ...],
 
 @cli.command(name="rollout")
 @click.option("--src", type=click.Path(path_type=Path, exists=True), required=True,
-              help="a .npz set with boards, or a folder with positions.npz")
+              help="a .npz set with boards, a folder with positions.npz, or a selfplay "
+                   "folder (its close candidates: --margin, --class)")
+@click.option("--margin", default=0.08, show_default=True,
+              help="selfplay --src: keep candidates within this 0-ply equity of each turn's "
+                   "best")
+@click.option("--class", "only_class", type=click.Choice(CLASSES), default="any",
+              show_default=True, help="selfplay --src: keep only candidates of this class")
 @click.option("--out", type=click.Path(path_type=Path), required=True)
 @click.option("--trials", default=36, show_default=True, type=click.IntRange(1, 100_000))
 @click.option("--truncate", default=0, show_default=True, type=click.IntRange(0, 10_000),
@@ -533,16 +548,20 @@ def widen_stage(weights: Path, out: Path, hidden: int, names: tuple[str, ...],
 @click.option("--checker-ply", type=click.IntRange(0, max(ROLLOUT_PLIES)), default=0,
               show_default=True, help="ply of the checker plays inside the rollouts")
 @parallel_options
-def rollout_stage(src: Path, out: Path, trials: int, truncate: int, limit: int,
-                  seed: int, checker_ply: int, workers: int, backend: str,
-                  ray_address: str | None) -> None:
+def rollout_stage(src: Path, out: Path, margin: float, only_class: str, trials: int,
+                  truncate: int, limit: int, seed: int, checker_ply: int, workers: int,
+                  backend: str, ray_address: str | None) -> None:
     """Label positions by gbot's own rollouts (cubeless, luck cancelled; resumable)."""
     from gbot.analysis.rollout import RolloutError
     from gbot.train import rollout_label as R
     log = _log_to(out / "log.txt")
     if not (out / "positions.npz").exists():
-        n = R.prepare(src, out, limit, seed)
-        log(f"chose {n} positions from {src}")
+        if src.is_dir() and not (src / "positions.npz").exists():
+            _check_folder(src, "--src", "chunk-*.npz", "selfplay chunks")
+            _choose_close([src], out, margin, only_class, limit, seed, log)
+        else:
+            n = R.prepare(src, out, limit, seed)
+            log(f"chose {n} positions from {src}")
     try:
         R.run(out, trials, truncate, seed, workers, log=log, checker_ply=checker_ply,
               backend=backend, address=ray_address)
