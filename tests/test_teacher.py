@@ -46,13 +46,21 @@ def test_close_candidate_groups_are_the_rolls(tmp_path: Path) -> None:
         assert np.unique(key[groups == g]).shape[0] == 1 and played[groups == g].sum() == 1
     assert np.unique(groups).shape[0] == np.unique(key).shape[0]
     out = tmp_path / "t"
-    T.prepare(out, boards, 40, seed=1, groups=groups)
+    T.prepare(out, boards, 300, seed=1, groups=groups)
     from gbot.train.label import load_groups
 
     with np.load(out / "positions.npz") as z:
         chosen, chosen_groups = z["boards"], z["group"]
     first = {b.tobytes(): int(g) for b, g in zip(boards[::-1], groups[::-1], strict=True)}
     assert [first[b.tobytes()] for b in chosen] == chosen_groups.tolist()
+    # whole decisions, one after another: every group but the last (cut at the limit) whole
+    order = list(dict.fromkeys(chosen_groups.tolist()))
+    assert len(order) == 1 + int(np.count_nonzero(np.diff(chosen_groups)))
+    members: dict[int, set[bytes]] = {}
+    for b, g in first.items():
+        members.setdefault(g, set()).add(b)
+    picked = {b.tobytes() for b in chosen}
+    assert len(order) > 2 and all(members[g] <= picked for g in order[:-1])
     assert load_groups(out) is None          # nothing labelled yet: rows would not line up
 
 

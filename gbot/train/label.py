@@ -15,8 +15,9 @@ import numpy.typing as npt
 def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
             groups: npt.NDArray[np.int64] | None = None) -> int:
     """Choose (shuffled, de-duplicated) positions to label; keeps an existing choice. With
-    ``groups`` (the decision of each board) the chosen boards' groups are kept too (a board met
-    in several decisions keeps its first)."""
+    ``groups`` (the decision of each board) whole decisions are chosen, in shuffled order, until
+    ``limit`` boards (so the rank term sees every close candidate of a chosen roll), and the
+    chosen boards' groups are kept too (a board met in several decisions keeps its first)."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "positions.npz"
     if path.exists():
@@ -25,7 +26,13 @@ def prepare(out: Path, boards: npt.NDArray[np.int8], limit: int, seed: int,
     keys = np.ascontiguousarray(boards).view(np.dtype((np.void, 26))).ravel()
     _, first = np.unique(keys, return_index=True)
     rng = np.random.default_rng(seed)
-    idx = rng.permutation(np.sort(first))[:limit]
+    if groups is None:
+        idx = rng.permutation(np.sort(first))[:limit]
+    else:
+        first = np.sort(first)
+        g = np.asarray(groups, dtype=np.int64)[first]
+        rank = rng.permutation(int(g.max()) + 1 if g.size else 0)   # a random order of groups
+        idx = first[np.argsort(rank[g], kind="stable")][:limit]
     tmp = out / "positions.tmp.npz"
     extra = {} if groups is None else {"group": np.asarray(groups, dtype=np.int64)[idx]}
     np.savez_compressed(tmp, boards=boards[idx].astype(np.int8), **extra)
