@@ -232,7 +232,7 @@ def test_rollout_stage_takes_the_close_candidates_of_a_selfplay_folder(tmp_path:
 
     from gbot.train import rollout_label as R
     from gbot.train import selfplay as S
-    from gbot.train.cli import cli
+    from gbot.train.cli import _load_data, cli
 
     pytest.importorskip("gnubg_nn")
     tmp = Path(str(tmp_path))
@@ -251,6 +251,12 @@ def test_rollout_stage_takes_the_close_candidates_of_a_selfplay_folder(tmp_path:
     boards, probs = R.load(tmp / "ro")
     again, _ = rollout_boards(boards, 4, seed=2)
     assert np.allclose(probs, again, atol=1e-6)
+    # a training set with its decision groups (the rank term's), a part in progress left out
+    np.savez(tmp / "ro" / "part-00001.npz.tmp.npz", boards=boards, probs=probs)
+    got_b, got_p, got_g = _load_data(tmp / "ro")
+    with np.load(tmp / "ro" / "positions.npz") as z:
+        assert got_g is not None and np.array_equal(got_g, z["group"])
+    assert np.array_equal(got_b, boards) and np.array_equal(got_p, probs)
     (tmp / "empty").mkdir()
     empty = CliRunner().invoke(cli, ["rollout", "--src", str(tmp / "empty"), "--out",
                                      str(tmp / "none")])

@@ -117,8 +117,8 @@ def _load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     :func:`_check_data`); only teacher folders have decision groups."""
     from gbot.train import data as D
     if _is_rollout_folder(path):
-        from gbot.train.rollout_label import load as load_rollouts
-        return (*load_rollouts(path), None)
+        from gbot.train.rollout_label import load_with_groups as load_rollouts
+        return load_rollouts(path)
     if path.is_dir() and (path / "positions.npz").exists():
         from gbot.train.label import load_with_groups
         return load_with_groups(path)

@@ -23,7 +23,10 @@ import numpy.typing as npt
 
 from gbot.analysis.rollout import RolloutError, rollout_boards
 
-__all__ = ["load", "prepare", "run"]
+__all__ = ["PART_SIZE", "load", "load_with_groups", "prepare", "run"]
+
+PART_SIZE = 2000
+"""Positions a part holds (the last may hold fewer)."""
 
 
 def prepare(src: Path, out: Path, limit: int, seed: int) -> int:
@@ -57,7 +60,8 @@ def _check_settings(out: Path, settings: dict[str, int]) -> None:
         raise RolloutError(f"{out} was labelled with {said}; use another --out")
 
 
-def run(out: Path, trials: int, truncate: int, seed: int, workers: int, part_size: int = 2000,
+def run(out: Path, trials: int, truncate: int, seed: int, workers: int,
+        part_size: int = PART_SIZE,
         log: Callable[[str], None] = print, checker_ply: int = 0, backend: str = "process",
         address: str | None = None) -> None:
     """Label ``out/positions.npz`` part by part (resumable); ``checker_ply`` is the ply of
@@ -106,12 +110,30 @@ def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int,
 
 def load(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
     """The labelled parts so far, joined: ``(boards, probs)``."""
-    parts = sorted(Path(out).glob("part-*.npz"))
+    boards, probs, _ = load_with_groups(out)
+    return boards, probs
+
+
+def load_with_groups(out: Path) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32],
+                                         npt.NDArray[np.int64] | None]:
+    """:func:`load` and the decision group of each row, where ``positions.npz`` has them
+    (positions chosen from a selfplay folder's close candidates), else None."""
+    parts = [p for p in sorted(Path(out).glob("part-*.npz")) if ".tmp" not in p.name]
     if not parts:
         raise FileNotFoundError(f"no labelled parts in {out}")
-    bs, ps = [], []
+    bs, ps, gs = [], [], []
+    with np.load(Path(out) / "positions.npz") as z:
+        chosen = z["boards"]
+        groups = z["group"].astype(np.int64) if "group" in z.files else None
     for p in parts:
         with np.load(p) as z:
-            bs.append(z["boards"].astype(np.int8))
+            b = z["boards"].astype(np.int8)
+            bs.append(b)
             ps.append(z["probs"].astype(np.float32))
-    return np.concatenate(bs), np.concatenate(ps)
+        lo = int(p.stem.split("-")[1]) * PART_SIZE
+        if groups is not None and np.array_equal(chosen[lo:lo + b.shape[0]], b):
+            gs.append(groups[lo:lo + b.shape[0]])
+        else:
+            groups = None
+    return (np.concatenate(bs), np.concatenate(ps),
+            np.concatenate(gs) if groups is not None else None)
