@@ -357,6 +357,28 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
                        probs[:10].astype(np.float32), configs, tmp_path, only=("race",))
 
 
+def test_fine_tuning_a_padded_network_keeps_its_width(tmp_path: Path, heldout: tuple) -> None:
+    """The shipped crashed network is narrower than the file's width: a fine-tune trains its
+    own units and leaves the padding zero (so evaluation still stops at its last unit)."""
+    pytest.importorskip("torch")
+    from gbot.train.fit import padding_units
+    from gbot.train.supervised import default_configs, train_networks
+
+    boards, probs = heldout
+    init = Networks.default()
+    pad = padding_units(init.nets["crashed"])
+    assert 0 < int(pad.sum()) < init.hidden
+    crashed = C.classify_many(boards) == C.CRASHED
+    configs = default_configs(hidden=init.hidden, epochs=3)
+    nets, _ = train_networks(boards[crashed], probs[crashed].astype(np.float32),
+                             boards[crashed], probs[crashed].astype(np.float32), configs,
+                             tmp_path, init=init, finetune=True, log=lambda m: None,
+                             only=("crashed",))
+    got = nets.nets["crashed"]
+    assert np.array_equal(padding_units(got), pad)
+    assert not np.array_equal(got["w1"][:, ~pad], init.nets["crashed"]["w1"][:, ~pad])
+
+
 def test_race_network_without_bearoff_rows_counts_race_positions_only(
         tmp_path: Path, heldout: tuple) -> None:
     pytest.importorskip("torch")

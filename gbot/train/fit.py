@@ -65,6 +65,29 @@ def make_model(cfg: FitConfig, init: dict[str, npt.NDArray[np.float32]] | None =
     return model
 
 
+def padding_units(init: dict[str, npt.NDArray[np.float32]] | None) -> npt.NDArray[np.bool_]:
+    """The hidden units of ``init`` that are padding (no first-layer weight, bias or output
+    weight: a narrower network padded to a file's common width); none without ``init``."""
+    if init is None:
+        return np.zeros(0, dtype=np.bool_)
+    pad: npt.NDArray[np.bool_] = ((init["w1"] == 0).all(axis=0) & (init["b1"] == 0)
+                                  & (init["w2"] == 0).all(axis=1))
+    return pad
+
+
+def _keep_padding(torch: Any, model: Any, pad: npt.NDArray[np.bool_]) -> None:
+    """Set the padding units' weights back to zero: a fine-tune keeps a padded network its own
+    width (trained, such units would all learn alike and widen it at evaluation; ``gbot train
+    widen`` gives a network real new units)."""
+    if not pad.any():
+        return
+    idx = torch.from_numpy(np.flatnonzero(pad))
+    with torch.no_grad():
+        model[0].weight[idx] = 0.0
+        model[0].bias[idx] = 0.0
+        model[2].weight[:, idx] = 0.0
+
+
 def export(model: Any) -> dict[str, npt.NDArray[np.float32]]:
     """The arrays ``w1 [in, hidden]``, ``b1``, ``w2 [hidden, 5]``, ``b2`` of a model."""
     return {
@@ -141,6 +164,7 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = make_model(cfg, init)
+    pad = padding_units(init)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     start = 0
     if checkpoint is not None and checkpoint.exists():
@@ -198,6 +222,7 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
+                _keep_padding(torch, model, pad)
                 run += float(loss.detach())
         msg = f"epoch {epoch + 1}/{cfg.epochs} loss {run / steps_per_epoch:.6f}"
         if x_val is not None and y_val is not None:
