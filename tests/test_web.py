@@ -851,7 +851,13 @@ def test_a_rollout_past_its_share_of_the_time_bound_answers_with_the_trials_play
     """A rollout that cannot finish in the request's time bound stops at a whole block of 36
     and answers with what it played, marked stopped_early, instead of a 503."""
     service.rollout({"position": START, "trials": 2})      # the rollout kernels loaded
-    app = create_app(service, threads=2, timeout=24.0)   # a 36-trial block: 1.5-3.6 s here
+    began = time.monotonic()
+    quick = service.rollout({"position": START, "trials": 36, "seed": 4})
+    block = time.monotonic() - began                       # one block and the cube's, here and now
+    assert quick["stopped_early"] is False and quick["position"]["trials"] == 36
+    # the bound leaves the position's share (half) several blocks and room for the block under
+    # way and the cube's own block; 1296 trials are 36 blocks, far past it
+    app = create_app(service, threads=2, timeout=max(24.0, 8 * block))
     with TestClient(app) as c:
         r = c.post("/rollout", json={"position": START, "trials": 1296, "seed": 4})
     assert r.status_code == 200, r.text
@@ -859,5 +865,3 @@ def test_a_rollout_past_its_share_of_the_time_bound_answers_with_the_trials_play
     played = body["position"]["trials"]
     assert body["stopped_early"] is True and body["trials"] == 1296
     assert 36 <= played < 1296 and played % 36 == 0
-    quick = service.rollout({"position": START, "trials": 36, "seed": 4})
-    assert quick["stopped_early"] is False and quick["position"]["trials"] == 36
