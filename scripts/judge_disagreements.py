@@ -88,14 +88,14 @@ def disagreements(folder: Path, weights: Path | None = None
     return np.stack(picks_g), np.stack(picks_b), np.array(games, dtype=np.int64)
 
 
-def _init(judge: str, plies: int) -> None:
+def _init(judge: str, plies: int, weights: str | None = None) -> None:
     _JUDGE["name"], _JUDGE["plies"] = judge, plies
     if judge == "bgsage":
         from gbot.train.bgsage_bridge import Bgsage
         _JUDGE["bgsage"] = Bgsage(plies, threads=1)
     elif judge == "gbot":
         from gbot.eval.evaluator import Evaluator
-        _JUDGE["gbot"] = Evaluator()
+        _JUDGE["gbot"] = Evaluator(weights)
 
 
 def _judge(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
@@ -108,22 +108,23 @@ def _judge(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
         out: npt.NDArray[np.float32] = _JUDGE["bgsage"].probabilities(boards)
         return out
     ev = _JUDGE["gbot"]
-    return np.array([ev.evaluate(b, ply=plies) for b in boards], dtype=np.float32)
+    return np.asarray(ev.evaluate(boards, ply=plies), dtype=np.float32)
 
 
 def judge_boards(boards: npt.NDArray[np.int8], judge: str, plies: int, workers: int,
-                 log: Any = print) -> npt.NDArray[np.float32]:
+                 log: Any = print, weights: str | None = None) -> npt.NDArray[np.float32]:
     """The judge's probabilities of every board (side on roll), in blocks over ``workers``
-    processes, with progress."""
+    processes, with progress; gbot judges with ``weights`` (default: the shipped networks)."""
     blocks = [boards[i:i + BLOCK] for i in range(0, boards.shape[0], BLOCK)]
     out: list[npt.NDArray[np.float32]] = []
     start = time.time()
     if workers <= 1:
-        _init(judge, plies)
+        _init(judge, plies, weights)
         results: Any = map(_judge, blocks)
         pool = None
     else:
-        pool = mp.get_context("spawn").Pool(workers, initializer=_init, initargs=(judge, plies))
+        pool = mp.get_context("spawn").Pool(workers, initializer=_init,
+                                            initargs=(judge, plies, weights))
         results = pool.imap(_judge, blocks)
     try:
         for i, probs in enumerate(results, 1):

@@ -1,0 +1,107 @@
+"""scripts/bench_rolled.py: players scored by the rollout equity they give up per decision, on
+folders whose rollout labels are known (exact losses by hand; labels that are a player's own
+values, so that player loses nothing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gbot.core import movegen
+from gbot.eval.evaluator import Evaluator
+from tests.conftest import load_script
+
+START = np.array([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2,
+                  0], dtype=np.int8)
+EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def _folder(tmp: Path, boards: np.ndarray, probs: np.ndarray, groups: np.ndarray | None) -> Path:
+    """A rollout folder as ``gbot train rollout`` writes one (one part)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    if groups is None:
+        np.savez(tmp / "positions.npz", boards=boards)
+    else:
+        np.savez(tmp / "positions.npz", boards=boards, group=groups)
+    np.savez(tmp / "part-00000.npz", boards=boards, probs=probs.astype(np.float32),
+             se=np.zeros_like(probs))
+    return tmp
+
+
+def _candidates() -> tuple[np.ndarray, np.ndarray]:
+    """Every result of the opening position for three rolls, seen by the opponent, and the
+    roll (decision) each belongs to."""
+    rows, groups = [], []
+    for k, (d1, d2) in enumerate([(3, 1), (6, 5), (4, 2)]):
+        res = movegen.legal_boards(START, d1, d2)
+        rows.append(np.ascontiguousarray(-res[:, ::-1]))
+        groups += [k] * res.shape[0]
+    return np.concatenate(rows).astype(np.int8), np.array(groups, dtype=np.int64)
+
+
+def test_losses_and_scores_by_hand() -> None:
+    B = load_script("bench_rolled")
+    d = B.Decisions(np.zeros((5, 26), np.int8), np.array([0.1, 0.3, 0.2, -0.5, -0.4]),
+                    np.array([0, 3]))
+    loss = B.losses(d, np.array([0.0, 0.0, 9.0, 1.0, 0.0]))   # picks 0.2 and -0.5
+    assert loss == pytest.approx([0.1, 0.1])
+    best = B.losses(d, d.rolled)
+    assert best == pytest.approx([0.0, 0.0])
+    s = B.score("x", loss, best)
+    assert (s.decisions, s.best_share, s.differ) == (2, 0.0, 2)
+    assert s.loss == pytest.approx(0.1) and s.minus_first == pytest.approx(0.1)
+    assert s.minus_first_se == pytest.approx(0.0)
+
+
+def test_a_player_judged_by_its_own_values_loses_nothing(tmp_path: Path) -> None:
+    B = load_script("bench_rolled")
+    boards, groups = _candidates()
+    own = Evaluator().evaluate(boards, 0)
+    # a single-candidate decision is left out; the rows are shuffled as a folder may hold them
+    boards = np.concatenate([boards, START[None, :]])
+    own = np.concatenate([own, [[0.5, 0.1, 0.0, 0.1, 0.0]]])
+    groups = np.r_[groups, 99]
+    perm = np.random.default_rng(3).permutation(boards.shape[0])
+    folder = _folder(tmp_path / "ro", boards[perm], own[perm], groups[perm])
+    d = B.decisions(folder)
+    assert d.count == 3 and d.rolled.shape[0] == boards.shape[0] - 1
+    assert B.decisions(folder, limit=2).count == 2
+    out = tmp_path / "score.json"
+    res = CliRunner().invoke(B.main, ["--src", str(folder), "--player", "gbot:0",
+                                      "--player", "gbot:1", "--workers", "1",
+                                      "--json-out", str(out)])
+    assert res.exit_code == 0, res.output
+    scores = json.loads(out.read_text())["scores"]
+    assert scores[0]["player"] == "gbot 0-ply"
+    assert scores[0]["loss"] == 0.0 and scores[0]["best_share"] == 1.0
+    # the 1-ply player may differ from the 0-ply labels, never gain on them
+    assert scores[1]["loss"] >= 0.0 and scores[1]["minus_first"] == scores[1]["loss"]
+
+
+def test_a_folder_without_decisions_is_refused(tmp_path: Path) -> None:
+    B = load_script("bench_rolled")
+    boards, _ = _candidates()
+    folder = _folder(tmp_path / "flat", boards, np.full((boards.shape[0], 5), 0.2), None)
+    res = CliRunner().invoke(B.main, ["--src", str(folder)])
+    assert res.exit_code != 0 and "no decision groups" in res.output
+    res = CliRunner().invoke(B.main, ["--src", str(tmp_path)])
+    assert res.exit_code != 0 and "no labelled parts" in res.output
+
+
+@pytest.mark.parametrize("text", ["gbot", "gbot:x", "pubeval:0", "gnubg:1:w.npz", "gbot:7"])
+def test_a_bad_player_is_refused(text: str) -> None:
+    import click
+
+    with pytest.raises(click.BadParameter):
+        load_script("bench_rolled").parse_player(text)
+
+
+def test_mover_equity_of_the_labels() -> None:
+    """The mover's equity after a play is minus the cubeless equity of the side on roll."""
+    B = load_script("bench_rolled")
+    p = np.array([[0.6, 0.2, 0.05, 0.1, 0.01]])
+    assert B.mover_equity(p) == pytest.approx(-(p @ EQUITY))
