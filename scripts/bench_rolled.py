@@ -30,11 +30,11 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import benchlib  # noqa: F401  (one thread per process, before numpy)
+import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
-from judge_disagreements import judge_boards, mover_equity
+from benchlib import judge_boards, mover_equity
 
 from gbot.train.rollout_label import load_with_groups
 

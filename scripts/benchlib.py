@@ -25,11 +25,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import multiprocessing as mp
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +43,9 @@ ONE_THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS
 
 for _var in ONE_THREAD_VARS:
     os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 
 from gbot.testing.bench import (  # noqa: E402  (after the thread settings)
     MIX,
@@ -68,12 +73,13 @@ from gbot.testing.bench import (  # noqa: E402  (after the thread settings)
 from gbot.testing.bench import contact_positions as _contact_positions  # noqa: E402
 
 __all__ = [
-    "GNUBG2PLY", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS", "TRANSCRIPTS", "PeerTiming",
-    "Target", "best_of", "captured_boards", "clock", "contact_positions", "cpu_seconds", "equity",
-    "evaluation_batch", "evaluation_rate", "free_port", "gnubg_board", "gnubg_harness", "gnubg_nn",
-    "gnubg_nn_version", "header", "interleaved", "kind", "latency_summary", "load_networks",
-    "machine", "machine_line", "make_pairs", "movegen_batch", "networks_summary", "parse_filters",
-    "seeded_rolls", "start_gbot_serve", "timed", "write_json",
+    "BLOCK", "EQUITY", "GNUBG2PLY", "JUDGES", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS",
+    "TRANSCRIPTS", "PeerTiming", "Target", "best_of", "captured_boards", "clock",
+    "contact_positions", "cpu_seconds", "equity", "evaluation_batch", "evaluation_rate",
+    "free_port", "gnubg_board", "gnubg_harness", "gnubg_nn", "gnubg_nn_version", "header",
+    "interleaved", "judge_boards", "kind", "latency_summary", "load_networks", "machine",
+    "machine_line", "make_pairs", "mover_equity", "movegen_batch", "networks_summary",
+    "parse_filters", "seeded_rolls", "start_gbot_serve", "timed", "write_json",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,3 +219,69 @@ def gnubg_harness() -> ModuleType:
     sys.modules[name] = mod      # its dataclasses look their module up by name
     spec.loader.exec_module(mod)
     return mod
+
+
+# Judges: an engine's cubeless probabilities of many boards, for the scripts that score plays.
+
+EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+JUDGES = ("gnubg-nn", "bgsage", "gbot", "rollout")
+BLOCK = 250
+
+_JUDGE: dict[str, Any] = {}
+
+
+def mover_equity(probs: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+    """The mover's cubeless equity after a play, from the probabilities of the side on roll
+    next (rows of five)."""
+    eq: npt.NDArray[np.float64] = -(np.asarray(probs, np.float64) @ EQUITY)
+    return eq
+
+
+def _init(judge: str, plies: int, weights: str | None = None) -> None:
+    _JUDGE["name"], _JUDGE["plies"] = judge, plies
+    if judge == "bgsage":
+        from gbot.train.bgsage_bridge import Bgsage
+        _JUDGE["bgsage"] = Bgsage(plies, threads=1)
+    elif judge == "gbot":
+        from gbot.eval.evaluator import Evaluator
+        _JUDGE["gbot"] = Evaluator(weights)
+
+
+def _judge(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+    """Cubeless probabilities of the side on roll, by the worker's judge."""
+    name, plies = _JUDGE["name"], _JUDGE["plies"]
+    if name == "gnubg-nn":
+        from gbot.train.oracle import probabilities
+        return probabilities(boards, plies)
+    if name == "bgsage":
+        out: npt.NDArray[np.float32] = _JUDGE["bgsage"].probabilities(boards)
+        return out
+    ev = _JUDGE["gbot"]
+    return np.asarray(ev.evaluate(boards, ply=plies), dtype=np.float32)
+
+
+def judge_boards(boards: npt.NDArray[np.int8], judge: str, plies: int, workers: int,
+                 log: Any = print, weights: str | None = None) -> npt.NDArray[np.float32]:
+    """The judge's probabilities of every board (side on roll), in blocks over ``workers``
+    processes, with progress; gbot judges with ``weights`` (default: the shipped networks)."""
+    blocks = [boards[i:i + BLOCK] for i in range(0, boards.shape[0], BLOCK)]
+    out: list[npt.NDArray[np.float32]] = []
+    start = time.time()
+    if workers <= 1:
+        _init(judge, plies, weights)
+        results: Any = map(_judge, blocks)
+        pool = None
+    else:
+        pool = mp.get_context("spawn").Pool(workers, initializer=_init,
+                                            initargs=(judge, plies, weights))
+        results = pool.imap(_judge, blocks)
+    try:
+        for i, probs in enumerate(results, 1):
+            out.append(probs)
+            if i % 8 == 0 or i == len(blocks):
+                rate = i / max(time.time() - start, 1e-9)
+                log(f"progress: {i}/{len(blocks)} blocks, ETA {(len(blocks) - i) / rate:.0f}s")
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return np.concatenate(out) if out else np.zeros((0, 5), np.float32)

@@ -37,24 +37,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
+from benchlib import JUDGES, judge_boards, mover_equity
 
 from gbot.core.classify import NAMES, classify_many
-
-EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
-JUDGES = ("gnubg-nn", "bgsage", "gbot", "rollout")
-BLOCK = 250
-
-_JUDGE: dict[str, Any] = {}
-
-
-def mover_equity(probs: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
-    """The mover's cubeless equity after a play, from the probabilities of the side on roll
-    next (rows of five)."""
-    eq: npt.NDArray[np.float64] = -(np.asarray(probs, np.float64) @ EQUITY)
-    return eq
 
 
 def disagreements(folder: Path, weights: Path | None = None
@@ -86,56 +75,6 @@ def disagreements(folder: Path, weights: Path | None = None
     if not games:
         return (np.zeros((0, 26), np.int8), np.zeros((0, 26), np.int8), np.zeros(0, np.int64))
     return np.stack(picks_g), np.stack(picks_b), np.array(games, dtype=np.int64)
-
-
-def _init(judge: str, plies: int, weights: str | None = None) -> None:
-    _JUDGE["name"], _JUDGE["plies"] = judge, plies
-    if judge == "bgsage":
-        from gbot.train.bgsage_bridge import Bgsage
-        _JUDGE["bgsage"] = Bgsage(plies, threads=1)
-    elif judge == "gbot":
-        from gbot.eval.evaluator import Evaluator
-        _JUDGE["gbot"] = Evaluator(weights)
-
-
-def _judge(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
-    """Cubeless probabilities of the side on roll, by the worker's judge."""
-    name, plies = _JUDGE["name"], _JUDGE["plies"]
-    if name == "gnubg-nn":
-        from gbot.train.oracle import probabilities
-        return probabilities(boards, plies)
-    if name == "bgsage":
-        out: npt.NDArray[np.float32] = _JUDGE["bgsage"].probabilities(boards)
-        return out
-    ev = _JUDGE["gbot"]
-    return np.asarray(ev.evaluate(boards, ply=plies), dtype=np.float32)
-
-
-def judge_boards(boards: npt.NDArray[np.int8], judge: str, plies: int, workers: int,
-                 log: Any = print, weights: str | None = None) -> npt.NDArray[np.float32]:
-    """The judge's probabilities of every board (side on roll), in blocks over ``workers``
-    processes, with progress; gbot judges with ``weights`` (default: the shipped networks)."""
-    blocks = [boards[i:i + BLOCK] for i in range(0, boards.shape[0], BLOCK)]
-    out: list[npt.NDArray[np.float32]] = []
-    start = time.time()
-    if workers <= 1:
-        _init(judge, plies, weights)
-        results: Any = map(_judge, blocks)
-        pool = None
-    else:
-        pool = mp.get_context("spawn").Pool(workers, initializer=_init,
-                                            initargs=(judge, plies, weights))
-        results = pool.imap(_judge, blocks)
-    try:
-        for i, probs in enumerate(results, 1):
-            out.append(probs)
-            if i % 8 == 0 or i == len(blocks):
-                rate = i / max(time.time() - start, 1e-9)
-                log(f"progress: {i}/{len(blocks)} blocks, ETA {(len(blocks) - i) / rate:.0f}s")
-    finally:
-        if pool is not None:
-            pool.terminate()
-    return np.concatenate(out) if out else np.zeros((0, 5), np.float32)
 
 
 def pair_key(gnubg_pick: npt.NDArray[np.int8], gbot_pick: npt.NDArray[np.int8]) -> str:
