@@ -72,8 +72,8 @@ class _GeneralPath(Evaluator):
 def test_kernel_replies_search_as_the_general_path() -> None:
     from tests.randomplay import random_positions
 
-    ev = Evaluator()
-    general = _GeneralPath()
+    ev = Evaluator(prune=False)
+    general = _GeneralPath(prune=False)
     boards = [b for i, (b, _, _) in enumerate(random_positions(400, seed=8)) if i % 40 == 0]
     contexts = [CubeContext(cube_life=0.7),
                 CubeContext(match_length=7, away=3, opp_away=5, cube=2, owner=Owner.ME,
@@ -89,6 +89,44 @@ def test_kernel_replies_search_as_the_general_path() -> None:
                 assert a == pytest.approx(b, abs=1e-12)
             checked += 1
     assert checked >= 10
+
+
+def test_pruned_level_keeping_every_reply_is_the_full_search() -> None:
+    """At 2-ply the replies one ply down are picked in one pruned batch; when the pruner keeps
+    every reply for the full networks, the search is the unpruned one exactly."""
+    from tests.randomplay import random_positions
+
+    full = Evaluator(prune=False)
+    keep_all = Evaluator(prune_keep=10_000)
+    assert keep_all.pruner is not None
+    ctx = CubeContext(match_length=7, away=4, opp_away=2, cube=1, cube_life=0.7)
+    for board, _, _ in list(random_positions(120, seed=21))[::30]:
+        got, p_got = lookahead_cubeful(board, ctx, keep_all, ply=2)
+        want, p_want = lookahead_cubeful(board, ctx, full, ply=2)
+        assert np.allclose(p_got, p_want, rtol=0, atol=1e-12)
+        for a, b in ((got.nd, want.nd), (got.dt, want.dt)):
+            assert a == pytest.approx(b, abs=1e-12)
+
+
+def test_pruned_level_follows_the_pruner() -> None:
+    """With the shipped pruner (4 replies a roll for the full networks) the 2-ply look-ahead
+    differs from the full search only where a pruned pick differs; under another move rule
+    than the evaluator's it searches every reply."""
+    from tests.randomplay import random_positions
+
+    pruned, full = Evaluator(), Evaluator(prune=False)
+    assert pruned.pruner is not None
+    ctx = CubeContext(cube_life=0.7)
+    differ = 0
+    for board, _, _ in list(random_positions(200, seed=22))[::25]:
+        got, _ = lookahead_cubeful(board, ctx, pruned, ply=2)
+        want, _ = lookahead_cubeful(board, ctx, full, ply=2)
+        assert got.nd == pytest.approx(want.nd, abs=0.05)
+        differ += got.nd != want.nd
+        cauc, _ = lookahead_cubeful(board, ctx, pruned, ply=2, caucasian=True)
+        cauc_full, _ = lookahead_cubeful(board, ctx, full, ply=2, caucasian=True)
+        assert cauc.nd == cauc_full.nd
+    assert differ >= 1      # the pruner is in use
 
 
 def test_checked_rows_are_the_one_row_check() -> None:

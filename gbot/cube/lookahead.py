@@ -29,6 +29,7 @@ from gbot.core import cubemath as _core
 from gbot.core import cubetree, movegen, oneply
 from gbot.core.arrays import frozen
 from gbot.core.bestplay import Nets
+from gbot.core.expand import ROLLS as _EXPAND_ROLLS
 from gbot.cube.cubeful import (
     CubeContext,
     CubefulEquities,
@@ -48,7 +49,8 @@ from gbot.errors import CubeError
 from gbot.eval.evaluator import Evaluator
 from gbot.eval.protocol import EvaluatorProtocol
 
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+ROLLS = tuple((int(a), int(b)) for a, b in _EXPAND_ROLLS)
+"""The 21 rolls, in the order of the evaluator's batched replies (:mod:`gbot.core.expand`)."""
 WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 _SWAP = {Owner.CENTRE: Owner.CENTRE, Owner.ME: Owner.OPPONENT, Owner.OPPONENT: Owner.ME}
 _EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -142,41 +144,93 @@ def _is_over(board: npt.NDArray[np.int8]) -> bool:
     return not bool(np.any(board > 0)) or not bool(np.any(board < 0))
 
 
+def _pruned_replies(ev: EvaluatorProtocol, boards: npt.NDArray[np.int8], caucasian: bool
+                    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
+    """Per board of ``boards`` ``[n, 26]`` (none over) and roll of :data:`ROLLS`, the 0-ply
+    best result (opponent's view, ``[n, 21, 26]``) and the opponent's probabilities there,
+    the choices pruned as ``ev``'s deeper searches prune them; None where ``ev`` has no
+    pruner (or is not a :class:`gbot.Evaluator` with exact bear-offs under the move rule
+    ``caucasian``)."""
+    if (type(ev) is not Evaluator or ev.exact_bearoff is not True or ev.pruner is None
+            or ev.caucasian != caucasian):
+        return None
+    picked, probs = ev.best_replies(boards)
+    n = boards.shape[0]
+    return picked.reshape(n, len(ROLLS), 26), probs.reshape(n, len(ROLLS), 5)
+
+
 def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int,
            ev: EvaluatorProtocol, caucasian: bool, life: float | None = None) -> Node:
     node = Node(board=board, probs=probs,
                  life=board_cube_life(board) if life is None else life, children=[])
     if ply == 0 or _is_over(board):
         return node
+    boards, rows = _replies(board, ev, caucasian)
+    lives = cube_lives(boards).tolist()
+    if ply == 1:            # the children are leaves
+        node.children = _leaves(boards, rows, lives)
+    elif ply == 2:
+        node.children = _pruned_level(boards, rows, lives, ev, caucasian)
+    else:
+        node.children = [_build(b, p, ply - 1, ev, caucasian, life)
+                         for b, p, life in zip(boards, rows, lives, strict=True)]
+    _average(node)
+    return node
+
+
+def _replies(board: npt.NDArray[np.int8], ev: EvaluatorProtocol, caucasian: bool
+             ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]:
+    """Per roll of :data:`ROLLS` the 0-ply best result of ``board`` (opponent's view) and the
+    opponent's probabilities there, every play valued."""
     nets = _kernel_nets(ev)
     fast = None if nets is None else _kernel_replies(board, caucasian, nets)
-    picked: list[tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]] = []
     if fast is not None:
-        picked = list(zip(fast[0], fast[1], strict=True))
-    else:
-        groups = _candidates(board, caucasian)
-        p0 = np.asarray(ev.evaluate(np.concatenate(groups), 0), dtype=np.float64)
-        k = 0
-        for g in groups:
-            n = g.shape[0]
-            j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
-            picked.append((g[j], p0[k + j]))
-            k += n
-    boards = fast[0] if fast is not None else np.stack([b for b, _ in picked])
-    lives = cube_lives(boards).tolist()
-    if ply == 1:            # the children are leaves: their probabilities checked in one go
-        rows = fast[1] if fast is not None else np.stack([p for _, p in picked])
-        checked = _checked_rows(rows)
-        node.children = [Node(board=b, probs=p, life=life, children=[], checked=c)
-                         for (b, p), life, c in zip(picked, lives, checked, strict=True)]
-    else:
-        for (b, p), life in zip(picked, lives, strict=True):
-            node.children.append(_build(b, p, ply - 1, ev, caucasian, life))
-    # The node's own probabilities at this ply: the rolls' average, seen from this side.
+        return fast
+    groups = _candidates(board, caucasian)
+    p0 = np.asarray(ev.evaluate(np.concatenate(groups), 0), dtype=np.float64)
+    boards = np.empty((len(groups), 26), dtype=np.int8)
+    rows = np.empty((len(groups), 5), dtype=np.float64)
+    k = 0
+    for r, g in enumerate(groups):
+        n = g.shape[0]
+        j = int(np.argmin(p0[k:k + n] @ _EQ))   # the opponent's equity: lowest is best
+        boards[r], rows[r] = g[j], p0[k + j]
+        k += n
+    return boards, rows
+
+
+def _leaves(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
+            lives: list[float]) -> list[Node]:
+    """Leaf nodes of ``boards`` with probabilities ``rows``, checked in one go."""
+    checked = _checked_rows(rows)
+    return [Node(board=b, probs=p, life=life, children=[], checked=c)
+            for b, p, life, c in zip(boards, rows, lives, checked, strict=True)]
+
+
+def _pruned_level(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
+                  lives: list[float], ev: EvaluatorProtocol, caucasian: bool) -> list[Node]:
+    """Nodes of ``boards`` (probabilities ``rows``), each searched one ply with leaves below:
+    every reply of the boards whose game goes on picked in one pruned batch
+    (:func:`_pruned_replies`), else one board at a time."""
+    live = [i for i, b in enumerate(boards) if not _is_over(b)]
+    batch = _pruned_replies(ev, boards[live], caucasian) if live else None
+    if batch is None:
+        return [_build(b, p, 1, ev, caucasian, life)
+                for b, p, life in zip(boards, rows, lives, strict=True)]
+    nodes = [Node(board=b, probs=p, life=life, children=[])
+             for b, p, life in zip(boards, rows, lives, strict=True)]
+    for j, i in enumerate(live):
+        kids = batch[0][j]
+        nodes[i].children = _leaves(kids, batch[1][j], cube_lives(kids).tolist())
+        _average(nodes[i])
+    return nodes
+
+
+def _average(node: Node) -> None:
+    """The node's own probabilities at its ply: its rolls' average, seen from its side."""
     kids = np.stack([c.probs for c in node.children])[:, _INVERT]
     kids[:, 0] = 1.0 - kids[:, 0]
     node.probs = np.asarray(WEIGHTS @ kids, dtype=np.float64)
-    return node
 
 
 def _probs(p: npt.NDArray[np.float64]) -> Probs:

@@ -523,6 +523,14 @@ class Evaluator:
             memo[k] = (picked[r * i:r * i + r], picked_probs[r * i:r * i + r])  # type: ignore[index]
         return picked, picked_probs
 
+    def best_replies(self, boards: npt.ArrayLike
+                     ) -> tuple[Board, npt.NDArray[np.float64]]:
+        """For each board ``[n, 26]`` (side to move about to roll, game not over) and each roll
+        of :data:`gbot.core.expand.ROLLS` (row ``21 * i + r``): the result of the play the side
+        to move picks at 0-ply, pruned as the deeper searches prune (see the module docstring),
+        seen by the opponent, and the opponent's probabilities there."""
+        return self._pick(_batch(boards), self._scratch().ws)
+
     def _values(self, boards: Board, ply: int, ws: _mg.Workspace, memo: _Memo | None = None
                 ) -> npt.NDArray[np.float64]:
         """``ply``-ply probabilities of boards ``[n, 26]`` (side to move about to roll);
