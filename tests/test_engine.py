@@ -204,3 +204,34 @@ def test_engine_uses_what_a_partial_evaluator_provides(engine: Engine) -> None:
     assert not eng.plays_by_state(MatchState(match_length=5))
     assert eng.cube_action(pos, _money()) == engine.cube_action(pos, _money())
     assert eng.fast_reply(_line(pos, (3, 1)).encode()) is None
+
+
+def test_clear_static_verdicts_skip_the_lookahead_and_agree_with_it(engine: Engine) -> None:
+    """A 0-ply engine looks ahead for the cube only where the static model's verdict is not
+    clear by CUBE_SCREEN; where it skips, the look-ahead's action and answer are the same;
+    an engine at the look-ahead's own ply never skips."""
+    from gbot.engine.engine import CUBE_SCREEN
+
+    deep = Engine(engine.evaluator, ply=2)
+    skipped = looked = 0
+    for pos in _contact(60, seed=11):
+        for st in (_money(), MatchState(match_length=7, score=(3, 1), player_on_roll=0),
+                   MatchState(match_length=7, score=(2, 3), cube_value=2, cube_owner=0,
+                              player_on_roll=0)):
+            if short_bearoff(pos.board):
+                continue
+            static = decide(engine.probabilities(pos), context_from_state(st, board_cube_life(pos)))
+            nd, dt, dp = static.equities
+            clear = min(dt, dp) - nd < -CUBE_SCREEN and abs(dp - dt) > CUBE_SCREEN
+            ply = engine.cube_decision_ply(pos, st)
+            assert ply == (0 if clear else CUBE_PLY)
+            assert deep.cube_decision_ply(pos, st) == 2
+            if clear:
+                skipped += 1
+                ahead = cube_decision(pos, st, CUBE_PLY, evaluator=engine.evaluator)
+                got = engine.cube_decision(pos, st)
+                assert got.equities == static.equities
+                assert (got.doubles, got.takes) == (ahead.doubles, ahead.takes)
+            else:
+                looked += 1
+    assert skipped >= 20 and looked >= 5
