@@ -23,6 +23,7 @@ summaries, JSON output, root move filters from text, and gnubg's referee harness
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import json
 import multiprocessing as mp
@@ -32,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -75,10 +76,10 @@ from gbot.testing.bench import contact_positions as _contact_positions  # noqa: 
 __all__ = [
     "BLOCK", "EQUITY", "GNUBG2PLY", "JUDGES", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS",
     "TRANSCRIPTS", "PeerTiming", "Target", "best_of", "captured_boards", "clock",
-    "contact_positions", "cpu_seconds", "equity", "evaluation_batch", "evaluation_rate",
+    "contact_positions", "cpu_seconds", "equity", "eta_line", "evaluation_batch", "evaluation_rate",
     "free_port", "gnubg_board", "gnubg_harness", "gnubg_nn", "gnubg_nn_version", "header",
     "interleaved", "judge_boards", "kind", "latency_summary", "load_networks", "machine",
-    "machine_line", "make_pairs", "mover_equity", "movegen_batch", "networks_summary",
+    "machine_line", "make_pairs", "mapped", "mover_equity", "movegen_batch", "networks_summary",
     "parse_filters", "seeded_rolls", "start_gbot_serve", "timed", "write_json",
 ]
 
@@ -267,21 +268,34 @@ def judge_boards(boards: npt.NDArray[np.int8], judge: str, plies: int, workers: 
     blocks = [boards[i:i + BLOCK] for i in range(0, boards.shape[0], BLOCK)]
     out: list[npt.NDArray[np.float32]] = []
     start = time.time()
-    if workers <= 1:
-        _init(judge, plies, weights)
-        results: Any = map(_judge, blocks)
-        pool = None
-    else:
-        pool = mp.get_context("spawn").Pool(workers, initializer=_init,
-                                            initargs=(judge, plies, weights))
-        results = pool.imap(_judge, blocks)
-    try:
+    with mapped(_judge, blocks, workers, _init, (judge, plies, weights)) as results:
         for i, probs in enumerate(results, 1):
             out.append(probs)
             if i % 8 == 0 or i == len(blocks):
-                rate = i / max(time.time() - start, 1e-9)
-                log(f"progress: {i}/{len(blocks)} blocks, ETA {(len(blocks) - i) / rate:.0f}s")
-    finally:
-        if pool is not None:
-            pool.terminate()
+                log(eta_line(i, len(blocks), start, "blocks"))
     return np.concatenate(out) if out else np.zeros((0, 5), np.float32)
+
+
+@contextlib.contextmanager
+def mapped(func: Callable[[Any], Any], jobs: Sequence[Any], workers: int,
+           initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = (),
+           ordered: bool = True) -> Iterator[Iterator[Any]]:
+    """``func`` over ``jobs``: in this process when ``workers`` <= 1, else in a pool of
+    ``workers`` spawned processes (each set up by ``initializer(*initargs)``) that ends with
+    the block; results in order unless ``ordered`` is False."""
+    if workers <= 1:
+        if initializer is not None:
+            initializer(*initargs)
+        yield map(func, jobs)
+        return
+    pool = mp.get_context("spawn").Pool(workers, initializer=initializer, initargs=initargs)
+    try:
+        yield (pool.imap if ordered else pool.imap_unordered)(func, jobs)
+    finally:
+        pool.terminate()
+
+
+def eta_line(done: int, total: int, start: float, unit: str) -> str:
+    """``progress: done/total unit, ETA ...s`` from the rate since ``start`` (``time.time()``)."""
+    rate = done / max(time.time() - start, 1e-9)
+    return f"progress: {done}/{total} {unit}, ETA {(total - done) / rate:.0f}s"

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing as mp
 import time
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
-from benchlib import JUDGES, judge_boards, mover_equity
+from benchlib import JUDGES, eta_line, judge_boards, mapped, mover_equity
 
 from gbot.core.classify import NAMES, classify_many
 
@@ -136,27 +135,20 @@ def rollout_pairs(gnubg_picks: npt.NDArray[np.int8], gbot_picks: npt.NDArray[np.
     jobs = [(k, boards, trials, plies, seed) for k, boards in todo.items()]
     log(f"rollout judge: {len(keys) - len(jobs)} rolls from the cache, {len(jobs)} to roll out")
     start = time.time()
-    pool = None
-    if workers <= 1 or len(jobs) <= 1:
-        results: Any = map(_roll_out_pair, jobs)
-    else:
-        pool = mp.get_context("spawn").Pool(workers)
-        results = pool.imap_unordered(_roll_out_pair, jobs)
     sink = cache.open("a") if cache is not None else None
     try:
-        for i, (key, d, se) in enumerate(results, 1):
-            done[key] = (d, se)
-            if sink is not None:
-                sink.write(json.dumps({"pair": key, "diff": d, "se": se, **setting}) + "\n")
-                sink.flush()
-            if i % 10 == 0 or i == len(jobs):
-                rate = i / max(time.time() - start, 1e-9)
-                log(f"progress: {i}/{len(jobs)} rolls, ETA {(len(jobs) - i) / rate:.0f}s")
+        with mapped(_roll_out_pair, jobs, workers if len(jobs) > 1 else 1,
+                    ordered=False) as results:
+            for i, (key, d, se) in enumerate(results, 1):
+                done[key] = (d, se)
+                if sink is not None:
+                    sink.write(json.dumps({"pair": key, "diff": d, "se": se, **setting}) + "\n")
+                    sink.flush()
+                if i % 10 == 0 or i == len(jobs):
+                    log(eta_line(i, len(jobs), start, "rolls"))
     finally:
         if sink is not None:
             sink.close()
-        if pool is not None:
-            pool.terminate()
     diff = np.array([done[k][0] for k in keys], dtype=np.float64)
     se = np.array([done[k][1] for k in keys], dtype=np.float64)
     return diff, se
