@@ -209,10 +209,11 @@ def test_engine_uses_what_a_partial_evaluator_provides(engine: Engine) -> None:
 def test_clear_static_verdicts_skip_the_lookahead_and_agree_with_it(engine: Engine) -> None:
     """A 0-ply engine looks ahead for the cube only where the static model's verdict is not
     clear by CUBE_SCREEN; where it skips, the look-ahead's action and answer are the same;
-    an engine at the look-ahead's own ply never skips."""
+    an engine at the look-ahead's own ply, or told its cube look-ahead, never skips."""
     from gbot.engine.engine import CUBE_SCREEN
 
     deep = Engine(engine.evaluator, ply=2)
+    asked = Engine(engine.evaluator, cube_ply=CUBE_PLY)     # an explicit look-ahead is searched
     skipped = looked = 0
     for pos in _contact(60, seed=11):
         for st in (_money(), MatchState(match_length=7, score=(3, 1), player_on_roll=0),
@@ -226,6 +227,7 @@ def test_clear_static_verdicts_skip_the_lookahead_and_agree_with_it(engine: Engi
             ply = engine.cube_decision_ply(pos, st)
             assert ply == (0 if clear else CUBE_PLY)
             assert deep.cube_decision_ply(pos, st) == 2
+            assert asked.cube_decision_ply(pos, st) == CUBE_PLY
             if clear:
                 skipped += 1
                 ahead = cube_decision(pos, st, CUBE_PLY, evaluator=engine.evaluator)

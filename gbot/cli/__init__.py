@@ -60,8 +60,8 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="Look-ahead of every decision (2, gnubg's default depth: p99 under 0.1 s a\n"
                    "decision on one core; 0 for speed, microseconds).")
 @click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
-              help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
-                   "static cube model, fastest).")
+              help="Look-ahead of the cube decisions (default: --ply, at least 2, skipped\n"
+                   "where the static verdict is clear; 0 = the static cube model, fastest).")
 @rule_options()
 @click.option("--variation", type=click.Choice(["auto", *VARIATIONS]),
               default="auto", show_default=True,

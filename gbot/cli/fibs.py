@@ -41,8 +41,8 @@ def _invite(value: str) -> tuple[str, int]:
               help="Look-ahead of every decision (2, gnubg's default depth: p99 under 0.1 s a\n"
                    "decision on one core; 0 for speed, microseconds).")
 @click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
-              help="Look-ahead of the cube decisions (default: --ply, at least 2; 0 = the\n"
-                   "static cube model, fastest).")
+              help="Look-ahead of the cube decisions (default: --ply, at least 2, skipped\n"
+                   "where the static verdict is clear; 0 = the static cube model, fastest).")
 @click.option("--max-length", type=click.IntRange(0, MAX_MATCH_LENGTH), default=7,
               show_default=True, help="Longest match accepted or resumed (0 = any up to "
               f"{MAX_MATCH_LENGTH}).")

@@ -116,7 +116,8 @@ def _engine(ply: int, state: Any, cube_ply: int | None = None) -> Any:
 
 _CUBE_PLY = click.option(
     "--cube-ply", type=click.IntRange(0, MAX_PLY), default=None,
-    help="Look-ahead of the cube decision [default: --ply, at least 2, as gbot plays].")
+    help="Look-ahead of the cube decision [default: --ply, at least 2, skipped where the "
+         "static verdict is clear, as gbot plays].")
 
 
 _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an XGID (with or "
