@@ -339,7 +339,8 @@ def test_hint_without_dice_is_the_cube_decision(client: Any, service: Service) -
     pos, state = gbot.parse_xgid(xgid)
     eng = _engine(service, state.rules)
     h = cube_hint(eng, pos, state)
-    d = gbot.cube_decision(pos, state, ply=eng.cube_ply, evaluator=service.evaluator())
+    assert h.ply in (0, eng.cube_ply)      # the look-ahead, or the static screen's verdict
+    d = gbot.cube_decision(pos, state, ply=h.ply, evaluator=service.evaluator())
     assert body["cube"]["action"] == h.action == d.action
     assert body["cube"]["response"] == h.response == d.response
     assert body["cube"]["words"] == h.words
