@@ -100,8 +100,9 @@ plays in microseconds, for speed."""
 CUBE_PLY = 2
 """The least look-ahead of the engine's cube decisions (double, take, beaver): a 0-ply engine
 still looks two rolls ahead for them, as gnubg's 2-ply cube analysis does (one decision a turn
-inside the doubling window, about 0.1 s); against gnubg's 2-ply verdicts this cuts the cube
-errors several times over the static model (``scripts/cube_calibration.py``, docs/cube.md)."""
+inside the doubling window, about 20 ms, pruned as the checker searches prune); against gnubg's
+2-ply verdicts this cuts the cube errors several times over the static model
+(``scripts/cube_calibration.py``, docs/cube.md)."""
 
 CUBE_SCREEN = 0.25
 """The default cube look-ahead (no ``cube_ply`` given), where deeper than the engine's own
@@ -111,6 +112,15 @@ at least this much against not doubling, and taking and passing differ by at lea
 gbot's 7-point matches against gnubg 1.07: the screen takes 4,238 of them (1,616 of the 3,196
 at a winning chance of 0.45 or more) and none of its actions or answers differs from the 2-ply
 look-ahead's (at 0.20 one double did)."""
+
+def _clear_verdict(d: Any) -> bool:
+    """Whether a static cube decision ``d`` is clear by :data:`CUBE_SCREEN` on the double and
+    on the answer."""
+    if not d.can_double:
+        return False
+    nd, dt, dp = d.equities
+    return bool(min(dt, dp) - nd < -CUBE_SCREEN and abs(dp - dt) > CUBE_SCREEN)
+
 
 SHORT_BEAROFF_CHECKERS = 6
 """Bear-offs with at most this many checkers per side (gnubg's exact two-sided bear-off
@@ -357,10 +367,10 @@ class Engine:
         :attr:`cube_model`)."""
         cube = self._cube
         assert cube is not None
-        ply = self.cube_decision_ply(pos, on_roll)
+        ply, static = self._cube_plan(pos, on_roll)
         if ply > 0:
             return cube.cube_decision(pos, on_roll, ply, evaluator=self.evaluator)
-        return self._static_cube_decision(pos, on_roll)
+        return static if static is not None else self._static_cube_decision(pos, on_roll)
 
     def _static_cube_decision(self, pos: Position, on_roll: MatchState) -> Any:
         """The static cube model's decision from the engine's own probabilities."""
@@ -369,18 +379,14 @@ class Engine:
         ctx = cube.context_from_state(on_roll, cube.board_cube_life(pos))
         return cube.decide(self.probabilities(pos), ctx)
 
-    def _clear_without_lookahead(self, pos: Position, on_roll: MatchState) -> bool:
-        """Whether the static model's verdict is clear by :data:`CUBE_SCREEN` on the double
-        and on the answer."""
-        d = self._static_cube_decision(pos, on_roll)
-        if not d.can_double:
-            return False
-        nd, dt, dp = d.equities
-        return bool(min(dt, dp) - nd < -CUBE_SCREEN and abs(dp - dt) > CUBE_SCREEN)
-
     def cube_decision_ply(self, pos: Position, on_roll: MatchState) -> int:
         """The look-ahead :meth:`cube_decision` uses for ``pos`` in ``on_roll``: 0 (the static
         model) or the plies of the cubeful look-ahead."""
+        return self._cube_plan(pos, on_roll)[0]
+
+    def _cube_plan(self, pos: Position, on_roll: MatchState) -> tuple[int, Any | None]:
+        """:meth:`cube_decision_ply`, with the static decision where the screen
+        (:data:`CUBE_SCREEN`) already made it (else None)."""
         ply = self.cube_ply
         if not provides(self.evaluator, "evaluate"):
             ply = self.ply        # the look-ahead needs batch evaluation: the engine's own ply
@@ -392,9 +398,11 @@ class Engine:
             # a free redouble (the cube is dead for the opponent): the model makes it at
             # once, a look-ahead with no game end in reach values it only equal to waiting
             ply = self.ply
-        elif self.cube_screen and ply > self.ply and self._clear_without_lookahead(pos, on_roll):
-            ply = self.ply        # the static verdict is clear: no look-ahead needed
-        return ply
+        elif self.cube_screen and ply > self.ply:
+            static = self._static_cube_decision(pos, on_roll)
+            if _clear_verdict(static):
+                return self.ply, static     # no look-ahead needed
+        return ply, None
 
     def may_beaver(self, state: MatchState) -> bool:
         """Whether the doubled side may beaver in ``state``: money play with beavers on and
