@@ -12,7 +12,7 @@ import pytest
 
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
 from gbot.cube.lookahead import (
-    Node,
+    Leaves,
     _checked_rows,
     _probs,
     action_value,
@@ -57,9 +57,7 @@ def test_leaf_values_are_the_one_position_model(k: int) -> None:
     rng = np.random.default_rng(k)
     probs = [_random_probs(rng) for _ in range(21)]
     lives = rng.uniform(0.3, 0.9, 21)
-    leaves = [Node(board=np.zeros(26, dtype=np.int8), probs=np.array(p), life=float(x),
-                    children=[]) for p, x in zip(probs, lives, strict=True)]
-    got = leaf_values(leaves, ctx)
+    got = leaf_values(Leaves.of(np.array(probs), lives), ctx)
     want = [_reference(p, float(x), ctx) for p, x in zip(probs, lives, strict=True)]
     assert np.allclose(got, want, rtol=0, atol=1e-12)
 
@@ -135,7 +133,7 @@ def test_checked_rows_are_the_one_row_check() -> None:
     rng = np.random.default_rng(5)
     rows = np.array([_random_probs(rng) for _ in range(40)])
     rows[::7] += 3e-7                   # within the tolerance: clipped, not refused
-    assert _checked_rows(rows) == [_probs(r) for r in rows]
+    assert [tuple(r) for r in _checked_rows(rows).tolist()] == [_probs(r) for r in rows]
     bad = rows.copy()
     bad[5] = (0.5, 0.7, 0.0, 0.1, 0.0)  # more gammons than wins
     with pytest.raises(CubeError):

@@ -463,6 +463,16 @@ def clip_probs(p: F64, out: F64) -> bool:
 
 
 @jit
+def clip_rows(rows: F64, out: F64) -> int:
+    """:func:`clip_probs` of each row of ``rows`` ``[n, 5]`` into ``out``; the index of the
+    first row it refuses (the rows after it untouched), or -1."""
+    for i in range(rows.shape[0]):
+        if not clip_probs(rows[i], out[i]):
+            return i
+    return -1
+
+
+@jit
 def clip_probs_unchecked(p: F64, out: F64) -> None:
     """The clipping of :func:`clip_probs` without the consistency check."""
     win = _min(_max(p[WIN], 0.0), 1.0)
@@ -647,6 +657,17 @@ def pick(action: int, response: int, nd: float, dt: float, dp: float) -> float:
     if response == BEAVER:
         return 2.0 * dt
     return dp if response == PASS else dt
+
+
+@jit
+def pick_rows(win_gammon: F64, eqs: F64, raw: F64, beavers: bool, out: F64) -> None:
+    """For each row ``i``: :func:`pick` of the action and answer the rule takes on the
+    equities ``eqs[i]`` (no double, double/take, double/pass; ``win_gammon[i]`` the side on
+    roll's gammon chance) applied to its values ``raw[i]``, into ``out[i]``."""
+    for i in range(eqs.shape[0]):
+        nd, dt, dp = eqs[i, 0], eqs[i, 1], eqs[i, 2]
+        out[i] = pick(action_of(nd, dt, dp, win_gammon[i], beavers),
+                      response_of(dt, dp, beavers), raw[i, 0], raw[i, 1], raw[i, 2])
 
 
 @jit

@@ -90,8 +90,35 @@ def _remember(cache: dict[tuple[Any, ...], CubeContext], key: tuple[Any, ...],
 
 
 @dataclass
+class Leaves:
+    """Positions valued by the cube model alone (the side to move about to roll in each):
+    ``probs`` ``[k, 5]`` their 0-ply probabilities, ``checked`` the same as :func:`_probs`
+    clips them, ``lives`` their cube lives."""
+
+    probs: npt.NDArray[np.float64]
+    checked: npt.NDArray[np.float64]
+    lives: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, probs: npt.NDArray[np.float64], lives: npt.ArrayLike) -> Leaves:
+        """Leaves of probabilities ``probs`` ``[k, 5]`` (refused as :func:`check_probs`
+        refuses) and cube lives ``lives``."""
+        return cls(probs=probs, checked=_checked_rows(probs),
+                   lives=np.ascontiguousarray(lives, dtype=np.float64))
+
+    @classmethod
+    def join(cls, parts: list[Leaves]) -> Leaves:
+        """The leaves of ``parts`` in order, as one."""
+        return cls(probs=np.concatenate([p.probs for p in parts]),
+                   checked=np.concatenate([p.checked for p in parts]),
+                   lives=np.concatenate([p.lives for p in parts]))
+
+
+@dataclass
 class Node:
-    """A position (side to move about to roll) with its search below it."""
+    """A position (side to move about to roll) with its search below it: ``leaves``, one per
+    roll, when the search ends one ply below, else ``children`` (searched nodes, one per
+    roll); neither when it is valued by the cube model alone."""
 
     board: npt.NDArray[np.int8]
     probs: npt.NDArray[np.float64]
@@ -99,6 +126,12 @@ class Node:
     children: list[Node]
     checked: Probs | None = None
     """:func:`_probs` of ``probs``, once asked for."""
+    leaves: Leaves | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        """Whether the node has no search below it."""
+        return self.leaves is None and not self.children
 
 
 def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArray[np.int8]]:
@@ -166,14 +199,14 @@ def _build(board: npt.NDArray[np.int8], probs: npt.NDArray[np.float64], ply: int
     if ply == 0 or _is_over(board):
         return node
     boards, rows = _replies(board, ev, caucasian)
-    lives = cube_lives(boards).tolist()
+    lives = cube_lives(boards)
     if ply == 1:            # the children are leaves
-        node.children = _leaves(boards, rows, lives)
+        node.leaves = Leaves.of(rows, lives)
     elif ply == 2:
-        node.children = _pruned_level(boards, rows, lives, ev, caucasian)
+        node.children = _pruned_level(boards, rows, lives.tolist(), ev, caucasian)
     else:
         node.children = [_build(b, p, ply - 1, ev, caucasian, life)
-                         for b, p, life in zip(boards, rows, lives, strict=True)]
+                         for b, p, life in zip(boards, rows, lives.tolist(), strict=True)]
     _average(node)
     return node
 
@@ -199,14 +232,6 @@ def _replies(board: npt.NDArray[np.int8], ev: EvaluatorProtocol, caucasian: bool
     return boards, rows
 
 
-def _leaves(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
-            lives: list[float]) -> list[Node]:
-    """Leaf nodes of ``boards`` with probabilities ``rows``, checked in one go."""
-    checked = _checked_rows(rows)
-    return [Node(board=b, probs=p, life=life, children=[], checked=c)
-            for b, p, life, c in zip(boards, rows, lives, checked, strict=True)]
-
-
 def _pruned_level(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
                   lives: list[float], ev: EvaluatorProtocol, caucasian: bool) -> list[Node]:
     """Nodes of ``boards`` (probabilities ``rows``), each searched one ply with leaves below:
@@ -220,15 +245,15 @@ def _pruned_level(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
     nodes = [Node(board=b, probs=p, life=life, children=[])
              for b, p, life in zip(boards, rows, lives, strict=True)]
     for j, i in enumerate(live):
-        kids = batch[0][j]
-        nodes[i].children = _leaves(kids, batch[1][j], cube_lives(kids).tolist())
+        nodes[i].leaves = Leaves.of(batch[1][j], cube_lives(batch[0][j]))
         _average(nodes[i])
     return nodes
 
 
 def _average(node: Node) -> None:
     """The node's own probabilities at its ply: its rolls' average, seen from its side."""
-    kids = np.stack([c.probs for c in node.children])[:, _INVERT]
+    kids = (node.leaves.probs if node.leaves is not None
+            else np.stack([c.probs for c in node.children]))[:, _INVERT]
     kids[:, 0] = 1.0 - kids[:, 0]
     node.probs = np.asarray(WEIGHTS @ kids, dtype=np.float64)
 
@@ -237,16 +262,15 @@ def _probs(p: npt.NDArray[np.float64]) -> Probs:
     return check_probs((float(p[0]), float(p[1]), float(p[2]), float(p[3]), float(p[4])))
 
 
-def _checked_rows(rows: npt.NDArray[np.float64]) -> list[Probs]:
+def _checked_rows(rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """:func:`_probs` of each row of ``rows`` ``[n, 5]`` (the same clipping, one array in and
     out; a row :func:`check_probs` refuses is refused the same way)."""
     src = np.ascontiguousarray(rows, dtype=np.float64)
     out = np.empty_like(src)
-    clip = _core.clip_probs
-    for i in range(src.shape[0]):
-        if not clip(src[i], out[i]):
-            _probs(src[i])                    # raises CubeError as check_probs does
-    return [(w, wg, wbg, lg, lbg) for w, wg, wbg, lg, lbg in out.tolist()]
+    bad = _core.clip_rows(src, out)
+    if bad >= 0:
+        _probs(src[bad])                      # raises CubeError as check_probs does
+    return out
 
 
 def _checked(node: Node) -> Probs:
@@ -259,20 +283,17 @@ def _checked(node: Node) -> Probs:
 def _equities(node: Node, ctx: CubeContext) -> CubefulEquities:
     """Cubeful equities of the three cube actions at ``node`` in ``ctx`` (its side on roll)."""
     ctx = _with_life(ctx, node.life)
-    if not node.children:
+    if node.is_leaf:
         return cubeful_clipped(_checked(node), ctx)
     can = ctx.can_double()
     states = [("nd", ctx.owner, ctx.cube)]
     if can:
         states.append(("dt", Owner.OPPONENT, 2 * ctx.cube))
     raw: dict[str, float] = {}
-    leaves = all(not c.children for c in node.children)
     for name, owner, cube in states:
         opp_ctx = swap_context(ctx, owner, cube)
-        if leaves:
-            v = leaf_values(node.children, opp_ctx)
-        else:
-            v = np.array([_best_value(child, opp_ctx) for child in node.children])
+        v = leaf_values(node.leaves, opp_ctx) if node.leaves is not None else _child_values(
+            node.children, opp_ctx)
         raw[name] = float(WEIGHTS @ (-v if ctx.is_money else 1.0 - v))
     c = ctx.cube
     nan = float("nan")
@@ -289,13 +310,12 @@ def _equities(node: Node, ctx: CubeContext) -> CubefulEquities:
         can_double=can)
 
 
-def leaf_values(leaves: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
-    """:func:`_best_value` of each of ``leaves`` (nodes without a search below) in ``ctx``,
-    the cube model run for all of them in one call."""
-    lives = [leaf.life for leaf in leaves]
-    rows = [_checked(leaf) for leaf in leaves]
+def leaf_values(leaves: Leaves, ctx: CubeContext) -> npt.NDArray[np.float64]:
+    """:func:`_best_value` of each of ``leaves`` in ``ctx``, the cube model run for all of
+    them in one call."""
+    lives, rows = leaves.lives, leaves.checked
     if janowski_applies(ctx):
-        return money_values(np.array(rows, dtype=np.float64), lives, ctx) * ctx.cube
+        return money_values(rows, lives, ctx) * ctx.cube
     raw = cube_values_raw(rows, lives, ctx)   # points (times the cube) or winning chances
     if not ctx.can_double():
         return np.ascontiguousarray(raw[:, 0])
@@ -307,13 +327,10 @@ def leaf_values(leaves: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]
             raise CubeError(f"cube {ctx.cube!r} decides nothing at {ctx.away!r}-away, "
                             f"{ctx.opp_away!r}-away")
         eqs = (2.0 * raw - win - lose) / (win - lose)   # mwc_to_equity of each value
-    beavers = ctx.is_money and ctx.beavers
-    action_of, response_of, pick = _core.action_of, _core.response_of, _core.pick
-    values = []
-    for row, (nd, dt, dp), (r0, r1, r2) in zip(rows, eqs.tolist(), raw.tolist(), strict=True):
-        values.append(pick(action_of(nd, dt, dp, row[1], beavers),
-                           response_of(dt, dp, beavers), r0, r1, r2))
-    return np.array(values, dtype=np.float64)
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    _core.pick_rows(np.ascontiguousarray(rows[:, 1]), eqs, raw, ctx.is_money and ctx.beavers,
+                    out)
+    return out
 
 
 def action_value(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
@@ -327,6 +344,43 @@ def action_value(e: CubefulEquities, probs: Probs, ctx: CubeContext) -> float:
     if ctx.is_money:
         return float(_core.pick(action, response, e.nd, e.dt, e.dp)) * ctx.cube
     return float(_core.pick(action, response, e.nd_mwc, e.dt_mwc, e.dp_mwc))
+
+
+def _child_values(children: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
+    """:func:`_best_value` of each of ``children`` in ``ctx``; where no child searches
+    deeper than leaves, all their leaves go through the cube model in one call per cube
+    state."""
+    if any(c.children for c in children):
+        return np.array([_best_value(child, ctx) for child in children])
+    out = np.empty(len(children), dtype=np.float64)
+    alone = [i for i, c in enumerate(children) if c.leaves is None]
+    if alone:
+        out[alone] = leaf_values(Leaves.of(np.array([children[i].probs for i in alone]),
+                                           [children[i].life for i in alone]), ctx)
+    inner = [i for i, c in enumerate(children) if c.leaves is not None]
+    if not inner:
+        return out
+    grand = Leaves.join([children[i].leaves for i in inner])   # type: ignore[misc]
+    can = ctx.can_double()
+    raw = []
+    for owner, cube in ((ctx.owner, ctx.cube), (Owner.OPPONENT, 2 * ctx.cube))[:1 + can]:
+        v = leaf_values(grand, swap_context(ctx, owner, cube)).reshape(len(inner), -1)
+        raw.append(((-v if ctx.is_money else 1.0 - v) @ WEIGHTS).tolist())
+    nan = float("nan")
+    win, lose = (nan, nan) if ctx.is_money else cube_mwcs(ctx)
+    for j, i in enumerate(inner):
+        nd_raw, dt_raw = raw[0][j], raw[1][j] if can else nan
+        if ctx.is_money:
+            e = CubefulEquities(nd=nd_raw / ctx.cube, dt=dt_raw / ctx.cube if can else nan,
+                                dp=1.0 if can else nan, can_double=can)
+        else:
+            e = CubefulEquities(
+                nd=mwc_to_equity(nd_raw, win, lose),
+                dt=mwc_to_equity(dt_raw, win, lose) if can else nan,
+                dp=1.0 if can else nan, nd_mwc=nd_raw, dt_mwc=dt_raw,
+                dp_mwc=win if can else nan, can_double=can)
+        out[i] = action_value(e, _checked(children[i]), ctx)
+    return out
 
 
 def _best_value(node: Node, ctx: CubeContext) -> float:
@@ -347,5 +401,5 @@ def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: Evaluat
     return _equities(root, ctx), _probs(root.probs)
 
 
-__all__ = ["Node", "action_value", "leaf_values", "lookahead_cubeful", "swap_context", "ROLLS",
+__all__ = ["Leaves", "Node", "action_value", "leaf_values", "lookahead_cubeful", "swap_context", "ROLLS",
            "WEIGHTS"]
