@@ -8,7 +8,9 @@ Lines are grouped by whether the one-call path answers them (``fast``) or the ge
 (``nocontact``, the resignation check's lines) or a short bear-off (``short``). Prints per group
 the number of lines, the median and the largest time per line (us), and the total per pass.
 
-    python3 scripts/profile_lines.py [--boards 1000] [--cube-ply 0] [--passes 3]
+    python3 scripts/profile_lines.py [--boards 1000] [--cube-ply N] [--passes 3]
+
+Without ``--cube-ply`` the engine decides the cube as ``gbot serve`` does by default.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def kind_of(session: ge.Session, line: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", type=int, default=1000)
-    ap.add_argument("--cube-ply", type=int, default=0)
+    ap.add_argument("--cube-ply", type=int, default=None,
+                    help="the cube look-ahead (default: the engine's, as gbot serve's)")
     ap.add_argument("--passes", type=int, default=3)
     args = ap.parse_args(argv)
     benchlib.header()

@@ -201,9 +201,8 @@ def _hull(px: F64, py: F64, n: int, upper: bool, hx: F64, hy: F64) -> int:
 
 @jit
 def _envelope(xs: F64, ys: F64, n: int, y0: float, y1: float, upper: bool, lo: float,
-              hi: float, ox: F64, oy: F64) -> int:
-    px = np.empty(n + 2, dtype=np.float64)
-    py = np.empty(n + 2, dtype=np.float64)
+              hi: float, ox: F64, oy: F64, px: F64, py: F64) -> int:
+    """``px``, ``py``: room for ``n + 2`` values each (overwritten)."""
     px[0] = lo
     py[0] = y0
     k = 1
@@ -277,11 +276,10 @@ def _join(lx: F64, ly: F64, ln: int, rx: F64, ry: F64, rn: int, cut_left: float,
 
 @jit
 def _taut_string(gx: F64, gy: F64, gn: int, hx: F64, hy: F64, hn: int, y0: float, y1: float,
-                 ox: F64, oy: F64) -> int:
-    lx = np.empty(MAXV, dtype=np.float64)
-    ly = np.empty(MAXV, dtype=np.float64)
-    rx = np.empty(MAXV, dtype=np.float64)
-    ry = np.empty(MAXV, dtype=np.float64)
+                 ox: F64, oy: F64, lx: F64, ly: F64, rx: F64, ry: F64, px: F64, py: F64
+                 ) -> int:
+    """``lx``, ``ly``, ``rx``, ``ry``, ``px``, ``py``: room for :data:`MAXV` + 2 values each
+    (overwritten)."""
     a = 0.0
     b = 1.0
     yb = y1
@@ -296,7 +294,7 @@ def _taut_string(gx: F64, gy: F64, gn: int, hx: F64, hy: F64, hn: int, y0: float
     ry[0] = y0
     ry[1] = y1
     for _ in range(30):
-        ln = _envelope(hx, hy, hn, y0, yb, False, 0.0, b, lx, ly)
+        ln = _envelope(hx, hy, hn, y0, yb, False, 0.0, b, lx, ly, px, py)
         if ln < 0:
             return ln
         if ln > 2:
@@ -305,7 +303,7 @@ def _taut_string(gx: F64, gy: F64, gn: int, hx: F64, hy: F64, hn: int, y0: float
         else:
             na = 0.0
             nya = y0
-        rn = _envelope(gx, gy, gn, nya, y1, True, na, 1.0, rx, ry)
+        rn = _envelope(gx, gy, gn, nya, y1, True, na, 1.0, rx, ry, px, py)
         if rn < 0:
             return rn
         if rn > 2:
@@ -337,6 +335,26 @@ def _dead(c: int, single: bool, w: F64, ls: F64, mult: F64, money: bool, away: i
     return 2
 
 
+_SCRATCH_ROWS = 16
+"""Rows of :func:`cube_scratch`'s array beside the four per cube level."""
+
+
+@jit
+def cube_scratch(cube: int, top: int) -> tuple[F64, npt.NDArray[np.int64]]:
+    """Working room for :func:`cube_values_in` at ``cube`` and ``top`` (reusable for every
+    row of one situation); an empty first array when the cube has too many levels."""
+    levels = 0
+    k = cube
+    while k <= top:
+        levels += 1
+        k *= 2
+    if levels + 1 > MAX_LEVELS:
+        return np.empty((0, MAXV + 2), dtype=np.float64), np.zeros(0, dtype=np.int64)
+    size = max(levels + 1, 2)
+    return (np.empty((4 * size + _SCRATCH_ROWS, MAXV + 2), dtype=np.float64),
+            np.zeros(2 * size, dtype=np.int64))
+
+
 @jit
 def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, table: F64,
                 cube: int, owner: int, top: int, life: float, jacoby: bool, dead_nd: bool,
@@ -346,27 +364,42 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
     level model for clipped ``probs``; ``top`` is :func:`top_cube`, ``jacoby`` the
     centred-cube Jacoby rule, ``dead_nd`` gnubg's 2-away 2-away convention (no double
     valued with a dead cube). Returns 0, or :data:`TOO_BIG`."""
+    room, counts = cube_scratch(cube, top)
+    if room.shape[0] == 0:
+        return TOO_BIG
+    return cube_values_in(probs, mult, money, away, opp_away, table, cube, owner, top, life,
+                          jacoby, dead_nd, can, out, room, counts)
+
+
+@jit
+def cube_values_in(probs: F64, mult: F64, money: bool, away: int, opp_away: int, table: F64,
+                   cube: int, owner: int, top: int, life: float, jacoby: bool, dead_nd: bool,
+                   can: bool, out: F64, room: F64, counts: npt.NDArray[np.int64]) -> int:
+    """:func:`cube_values` in the working room of :func:`cube_scratch` (its arrays for
+    ``cube`` and ``top``; overwritten)."""
     win = probs[0]
-    w = np.empty(3, dtype=np.float64)
-    ls = np.empty(3, dtype=np.float64)
-    shares(probs, w, ls)
-    # owned-cube values level by level, from the top down: level j is cube * 2**j
+    size = counts.shape[0] // 2
     levels = 0
     k = cube
     while k <= top:
         levels += 1
         k *= 2
-    if levels + 1 > MAX_LEVELS:
-        return TOO_BIG
-    size = max(levels + 1, 2)
-    mex = np.empty((size, MAXV), dtype=np.float64)
-    mey = np.empty((size, MAXV), dtype=np.float64)
-    men = np.zeros(size, dtype=np.int64)
-    opx = np.empty((size, MAXV), dtype=np.float64)
-    opy = np.empty((size, MAXV), dtype=np.float64)
-    opn = np.zeros(size, dtype=np.int64)
-    tx = np.empty(MAXV, dtype=np.float64)
-    ty = np.empty(MAXV, dtype=np.float64)
+    w = room[4 * size, :3]
+    ls = room[4 * size + 1, :3]
+    shares(probs, w, ls)
+    # owned-cube values level by level, from the top down: level j is cube * 2**j
+    mex = room[0:size]
+    mey = room[size:2 * size]
+    opx = room[2 * size:3 * size]
+    opy = room[3 * size:4 * size]
+    men = counts[:size]
+    opn = counts[size:]
+    men[:] = 0
+    opn[:] = 0
+    tx = room[4 * size + 2]
+    ty = room[4 * size + 3]
+    px = room[4 * size + 14]
+    py = room[4 * size + 15]
     for j in range(levels, -1, -1):             # level ``levels`` lies above the top
         c = cube << j
         if 2 * c > top:
@@ -380,18 +413,18 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
                   _value(c, money, away, opp_away, table), True, tx, ty)
         if n < 0:
             return n
-        men[j] = _envelope(tx, ty, n, lo, hi, True, 0.0, 1.0, mex[j], mey[j])
+        men[j] = _envelope(tx, ty, n, lo, hi, True, 0.0, 1.0, mex[j], mey[j], px, py)
         n = _clip(mex[j + 1], mey[j + 1], men[j + 1],
                   _value(-c, money, away, opp_away, table), False, tx, ty)
         if n < 0:
             return n
-        opn[j] = _envelope(tx, ty, n, lo, hi, False, 0.0, 1.0, opx[j], opy[j])
+        opn[j] = _envelope(tx, ty, n, lo, hi, False, 0.0, 1.0, opx[j], opy[j], px, py)
         if men[j] < 0 or opn[j] < 0:
             return TOO_BIG
     p = win
     x = life
-    dx = np.empty(MAXV, dtype=np.float64)
-    dy = np.empty(MAXV, dtype=np.float64)
+    dx = room[4 * size + 4]
+    dy = room[4 * size + 5]
     if dead_nd:
         _dead(cube, False, w, ls, mult, money, away, opp_away, table, dx, dy)
         out[0] = _at(dx, dy, 2, p)
@@ -402,17 +435,19 @@ def cube_values(probs: F64, mult: F64, money: bool, away: int, opp_away: int, ta
             ly = dy
             ln = 2
         else:
-            gx = np.empty(MAXV, dtype=np.float64)
-            gy = np.empty(MAXV, dtype=np.float64)
+            gx = room[4 * size + 6]
+            gy = room[4 * size + 7]
             gn = _clip(opx[1], opy[1], opn[1], _value(cube, money, away, opp_away, table), True,
                        gx, gy)
             hn = _clip(mex[1], mey[1], men[1], _value(-cube, money, away, opp_away, table),
                        False, tx, ty)
             if gn < 0 or hn < 0:
                 return TOO_BIG
-            lx = np.empty(MAXV, dtype=np.float64)
-            ly = np.empty(MAXV, dtype=np.float64)
-            ln = _taut_string(gx, gy, gn, tx, ty, hn, dy[0], dy[1], lx, ly)
+            lx = room[4 * size + 8]
+            ly = room[4 * size + 9]
+            ln = _taut_string(gx, gy, gn, tx, ty, hn, dy[0], dy[1], lx, ly, room[4 * size + 10],
+                              room[4 * size + 11], room[4 * size + 12], room[4 * size + 13],
+                              px, py)
             if ln < 0:
                 return ln
         out[0] = x * _at(lx, ly, ln, p) + (1.0 - x) * _at(dx, dy, 2, p)
@@ -435,9 +470,12 @@ def cube_values_rows(probs: F64, lives: F64, mult: F64, money: bool, away: int, 
                      can: bool, out: F64) -> int:
     """:func:`cube_values` for each row of ``probs`` ``[k, 5]`` with cube life ``lives[i]``
     into ``out[i]``; returns 0, or :data:`TOO_BIG` when any row needs the Python model."""
+    room, counts = cube_scratch(cube, top)
+    if room.shape[0] == 0:
+        return TOO_BIG
     for i in range(probs.shape[0]):
-        code = cube_values(probs[i], mult, money, away, opp_away, table, cube, owner, top,
-                           lives[i], jacoby, dead_nd, can, out[i])
+        code = cube_values_in(probs[i], mult, money, away, opp_away, table, cube, owner, top,
+                              lives[i], jacoby, dead_nd, can, out[i], room, counts)
         if code != 0:
             return code
     return 0
