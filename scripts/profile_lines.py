@@ -27,11 +27,12 @@ from benchlib import captured_boards
 from gbot.adapters import gnubg_external as ge
 from gbot.core import facts
 from gbot.engine.engine import SHORT_BEAROFF_CHECKERS, Engine
+from gbot.game.notations.fibs_board import parse_gnubg_question
 
 
 def kind_of(session: ge.Session, line: str) -> str:
     """The group of ``line`` (see the module docstring)."""
-    fb, _ = ge.parse_gnubg_question(line)
+    fb, _ = parse_gnubg_question(line)
     board = fb.position.board
     if fb.question == "take_or_drop":
         board = fb.position.swapped().board

@@ -401,5 +401,5 @@ def lookahead_cubeful(board: npt.ArrayLike, ctx: CubeContext, evaluator: Evaluat
     return _equities(root, ctx), _probs(root.probs)
 
 
-__all__ = ["Leaves", "Node", "action_value", "leaf_values", "lookahead_cubeful", "swap_context", "ROLLS",
-           "WEIGHTS"]
+__all__ = ["Leaves", "Node", "action_value", "leaf_values", "lookahead_cubeful", "swap_context",
+           "ROLLS", "WEIGHTS"]
