@@ -13,7 +13,10 @@ import pytest
 from gbot.cube.cubeful import CubeContext, Owner, check_probs, cubeful_clipped
 from gbot.cube.lookahead import (
     Leaves,
+    _best_value,
+    _build,
     _checked_rows,
+    _child_values,
     _probs,
     action_value,
     leaf_values,
@@ -138,3 +141,27 @@ def test_checked_rows_are_the_one_row_check() -> None:
     bad[5] = (0.5, 0.7, 0.0, 0.1, 0.0)  # more gammons than wins
     with pytest.raises(CubeError):
         _checked_rows(bad)
+
+
+def test_replies_valued_together_are_valued_one_by_one() -> None:
+    """At 2-ply the leaves below all 21 replies go through the cube model together
+    (:func:`_child_values`); each reply's value is the one its own search gives
+    (:func:`_best_value`: its cube actions from its leaves, then the decision rule), in every
+    kind of cube context, a reply that ends the game included."""
+    from tests.randomplay import random_positions
+
+    ev = Evaluator()
+    boards = [b for b, _, _ in list(random_positions(300, seed=31))[::60]]
+    near_end = np.zeros(26, dtype=np.int8)      # one checker each: some rolls end the game
+    near_end[6], near_end[19] = 1, -1
+    boards.append(near_end)
+    for k, board in enumerate(boards):
+        root = _build(board, np.zeros(5), 2, ev, False)
+        assert len(root.children) == 21 and all(c.leaves is not None or c.is_leaf
+                                                for c in root.children)
+        for ctx in CONTEXTS[k % 3::3]:
+            got = _child_values(root.children, ctx)
+            want = [_best_value(c, ctx) for c in root.children]
+            assert np.allclose(got, want, rtol=0, atol=1e-12)
+    ends = [c.is_leaf for c in root.children]
+    assert any(ends) and not all(ends)      # the game ended on some rolls, not on others
