@@ -91,6 +91,34 @@ def test_forward_same_whatever_the_batch(nets: Networks, heldout: tuple) -> None
     assert np.array_equal(alone, batch[:600])
 
 
+def test_networks_without_feature_weights_skip_the_features(nets: Networks,
+                                                             heldout: tuple) -> None:
+    """A network whose feature weights are all zero (a raw-input pruner) gets the figures of
+    its explicit inputs times weights without the features being computed, also in one
+    batch beside a network that reads them (contact here, race and crashed raw)."""
+    from gbot.core import forward as fw
+    from gbot.core.encode import FEATURES_AT
+
+    boards, _ = heldout
+    raw = {}
+    for name, p in nets.nets.items():
+        raw[name] = {k: v.copy() for k, v in p.items()}
+        if name != "contact":
+            raw[name]["w1"][FEATURES_AT:] = 0.0
+    mixed = Networks(raw, activation=nets.activation, class_net=nets.class_net)
+    w1m = mixed.kernel_args()[2]
+    reads = [fw.reads_features(w1m[k].view(np.int32)) for k in range(w1m.shape[0])]
+    assert sorted(reads) == [False, False, True]
+    cls = C.classify_many(boards)
+    assert {C.CONTACT, C.CRASHED, C.RACE} <= set(cls[:300].tolist())
+    fast = mixed.evaluate(boards)
+    dense = mixed.evaluate_dense(boards)
+    assert np.abs(fast[:, 0] - dense[:, 0]).max() < 1e-5
+    assert np.array_equal(fast[cls == C.CONTACT], nets.evaluate(boards)[cls == C.CONTACT])
+    alone = np.concatenate([mixed.evaluate(b) for b in boards[:300]])
+    assert np.array_equal(alone, fast[:300])
+
+
 @pytest.mark.parametrize("scale", [1e-4, 1.0, 300.0])
 def test_integer_first_layer_any_scale(heldout: tuple, scale: float) -> None:
     """Weights of very different sizes (one hidden unit each, one unit all zero) keep their
@@ -377,6 +405,23 @@ def test_fine_tuning_a_padded_network_keeps_its_width(tmp_path: Path, heldout: t
     got = nets.nets["crashed"]
     assert np.array_equal(padding_units(got), pad)
     assert not np.array_equal(got["w1"][:, ~pad], init.nets["crashed"]["w1"][:, ~pad])
+
+
+def test_raw_input_fit_keeps_the_feature_weights_zero(tmp_path: Path, heldout: tuple) -> None:
+    """``raw_inputs``: the fitted networks have no weight on any feature input (so the forward
+    pass skips the features) and still learn from the raw inputs."""
+    pytest.importorskip("torch")
+    from gbot.core.encode import FEATURES_AT
+    from gbot.train.supervised import default_configs, train_networks
+
+    boards, probs = heldout
+    configs = default_configs(hidden=8, epochs=2, raw_inputs=True)
+    nets, _ = train_networks(boards, probs.astype(np.float32), boards[:200],
+                             probs[:200].astype(np.float32), configs, tmp_path,
+                             log=lambda m: None)
+    for p in nets.nets.values():
+        assert not p["w1"][FEATURES_AT:].any()
+        assert np.abs(p["w1"][:FEATURES_AT]).sum() > 0
 
 
 def test_race_network_without_bearoff_rows_counts_race_positions_only(

@@ -139,8 +139,9 @@ def _slot(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, n: int, sign: 
 
 @jit_bare
 def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
-                coef: I32) -> int:
-    """The terms of board ``b``'s sum (feature counts ``cnt``); returns their number."""
+                coef: I32, nf: int) -> int:
+    """The terms of board ``b``'s sum (the first ``nf`` feature counts ``cnt``, the rest
+    taken as 0); returns their number."""
     m = 0
     on_me = 0
     on_op = 0
@@ -166,7 +167,7 @@ def _full_terms(b: Board, cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64
         rows[m] = OFF_ROW + 1
         coef[m] = 15 - on_op
         m += 1
-    for q in range(2 * N_FEATURES):
+    for q in range(nf):
         if cnt[q] != 0:
             rows[m] = FEATURE_ROW + q
             coef[m] = cnt[q]
@@ -198,8 +199,9 @@ def _slot_change(rows: npt.NDArray[np.int64], coef: I32, m: int, r: int, old: in
 @jit_bare
 def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
                  prev_cnt: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
-                 coef: I32) -> int:
-    """The terms that turn the sum of ``prev`` (counts ``prev_cnt``) into that of ``b``."""
+                 coef: I32, nf: int) -> int:
+    """The terms that turn the sum of ``prev`` (counts ``prev_cnt``) into that of ``b`` (the
+    first ``nf`` feature counts; the rest taken as 0 in both)."""
     changed = 0
     for p in range(26):
         changed |= int(b[p] != prev[p]) << p
@@ -223,7 +225,7 @@ def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
     # the borne-off counts change by minus the change on the board
     m = _put(rows, coef, m, OFF_ROW, -d_me)
     m = _put(rows, coef, m, OFF_ROW + 1, -d_op)
-    for q in range(2 * N_FEATURES):
+    for q in range(nf):
         m = _put(rows, coef, m, FEATURE_ROW + q, int(cnt[q] - prev_cnt[q]))
     return m
 
@@ -354,10 +356,15 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     ``[net, N_INPUTS + 1, hidden]`` (:func:`build_matrix`), ``b1`` ``[net, hidden]``, ``w2t``
     ``[net, 5, hidden]`` (second layer, transposed), ``b2`` ``[net, 5]``; ``hidden`` must be a
     multiple of :data:`LANES`. The first layer's integer sum is updated from the previous
-    board of the same network (exact, so each board's figures do not depend on the batch)."""
+    board of the same network (exact, so each board's figures do not depend on the batch).
+    A network whose feature rows are all zero (:func:`reads_features`) gets no features
+    computed."""
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
     wq_all = w1m.view(np.int32)
+    reads = np.empty(w1m.shape[0], dtype=np.bool_)
+    for k in range(w1m.shape[0]):
+        reads[k] = reads_features(wq_all[k])
     nh = hidden
     h = np.empty(hidden, dtype=np.float32)
     acc = np.zeros(hidden, dtype=np.int32)
@@ -375,17 +382,20 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         wq = wq_all[k]
-        feature_counts(b, esc, cnt)
+        used = nf if reads[k] else 0
+        if used:
+            feature_counts(b, esc, cnt)
         if k == prev_k:
-            m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef)
+            m = _delta_terms(b, prev, cnt, prev_cnt, rows, coef, used)
         else:
             acc[:] = 0
-            m = _full_terms(b, cnt, rows, coef)
+            m = _full_terms(b, cnt, rows, coef, used)
             prev_k = k
             nh = _width(w1m[k, N_INPUTS])
         _add_terms(acc[:nh], wq, rows, coef, m)
         prev[:] = b
-        prev_cnt[:] = cnt
+        if used:
+            prev_cnt[:] = cnt
         unit = w1m[k, N_INPUTS]
         bias = b1[k]
         for u in range(nh):
@@ -403,6 +413,18 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
                 z += h[u] * wrow[u]
             out[i, o] = 1.0 / (1.0 + np.exp(-z))
         _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out[i])
+
+
+@jit_bare
+def reads_features(wq: I32) -> bool:
+    """Whether a network's first layer in integer units (``w1m[k].view(np.int32)``, see
+    :func:`build_matrix`) has a nonzero weight on any feature row."""
+    for r in range(FEATURE_ROW, FEATURE_ROW + 2 * N_FEATURES):
+        row = wq[r]
+        for u in range(row.shape[0]):
+            if row[u] != 0:
+                return True
+    return False
 
 
 @jit_bare

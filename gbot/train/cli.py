@@ -357,6 +357,9 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
 @click.option("--race-bearoff/--no-race-bearoff", default=True, show_default=True,
               help="fit the race network on bear-off positions too (in play the exact "
                    "bear-off tables value them)")
+@click.option("--raw-inputs", is_flag=True,
+              help="read the raw board inputs only, no hand-made features (pruning networks: "
+                   "the forward pass then skips the features)")
 @click.option("--workdir", type=click.Path(path_type=Path), default=RUNS / "supervised",
               show_default=True, help="checkpoints (resume by rerunning the same command)")
 @click.option("--out", type=click.Path(path_type=Path), default=RUNS / "nets.npz",
@@ -364,8 +367,8 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
 def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
                hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
                lr: float, lr_final: float, rank_weight: float, equity_weight: float,
-               only: tuple[str, ...], finetune: bool, race_bearoff: bool, workdir: Path,
-               out: Path) -> None:
+               only: tuple[str, ...], finetune: bool, race_bearoff: bool, raw_inputs: bool,
+               workdir: Path, out: Path) -> None:
     """Fit the three networks and write the weights file."""
     from gbot.train import data as D
     from gbot.train.supervised import default_configs, train_networks
@@ -399,7 +402,8 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                 next_group += int(local.max()) + 1 if local.size else 0
     vb, vp = D.load_npz(val)
     configs = default_configs(hidden, epochs, seed, activation, lr=lr, lr_final=lr_final,
-                              rank_weight=rank_weight, equity_weight=equity_weight)
+                              rank_weight=rank_weight, equity_weight=equity_weight,
+                              raw_inputs=raw_inputs)
     nets, report = train_networks(np.concatenate(boards), np.concatenate(probs), vb, vp,
                                   configs, workdir,
                                   init=init_nets,
@@ -410,7 +414,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
                             "only": list(only), "rank_weight": rank_weight,
-                            "race_bearoff": race_bearoff,
+                            "race_bearoff": race_bearoff, "raw_inputs": raw_inputs,
                             "init": str(init) if init else None,
                             "report": report})
     log(f"wrote {out}: {json.dumps(report)}")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.encode import N_INPUTS, encode
+from gbot.core.encode import FEATURES_AT, N_INPUTS, encode
 
 EQUITY_W = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
 
@@ -41,6 +41,10 @@ class FitConfig:
     rank_weight: float = 0.0
     seed: int = 1
     threads: int = 1
+    raw_inputs: bool = False
+    """The first layer reads the raw board inputs only: the weights of the hand-made features
+    (inputs from ``FEATURES_AT`` on) stay zero, and the forward pass skips computing them
+    (pruning networks)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,6 +90,13 @@ def _keep_padding(torch: Any, model: Any, pad: npt.NDArray[np.bool_]) -> None:
         model[0].weight[idx] = 0.0
         model[0].bias[idx] = 0.0
         model[2].weight[:, idx] = 0.0
+
+
+def _keep_raw(torch: Any, model: Any, raw: bool) -> None:
+    """With ``raw`` (:attr:`FitConfig.raw_inputs`), set the feature inputs' weights to zero."""
+    if raw:
+        with torch.no_grad():
+            model[0].weight[:, FEATURES_AT:] = 0.0
 
 
 def export(model: Any) -> dict[str, npt.NDArray[np.float32]]:
@@ -165,6 +176,7 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
     rng = np.random.default_rng(cfg.seed)
     model = make_model(cfg, init)
     pad = padding_units(init)
+    _keep_raw(torch, model, cfg.raw_inputs)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     start = 0
     if checkpoint is not None and checkpoint.exists():
@@ -223,6 +235,7 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                 loss.backward()
                 opt.step()
                 _keep_padding(torch, model, pad)
+                _keep_raw(torch, model, cfg.raw_inputs)
                 run += float(loss.detach())
         msg = f"epoch {epoch + 1}/{cfg.epochs} loss {run / steps_per_epoch:.6f}"
         if x_val is not None and y_val is not None:

@@ -94,10 +94,12 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
 def default_configs(hidden: int = 128, epochs: int = 60, seed: int = 1,
                     activation: str = "sigmoid", lr: float = 2e-3,
                     lr_final: float = 5e-5, rank_weight: float = 0.0,
-                    equity_weight: float = FitConfig.equity_weight) -> dict[str, FitConfig]:
+                    equity_weight: float = FitConfig.equity_weight,
+                    raw_inputs: bool = False) -> dict[str, FitConfig]:
     """The shipped recipe: contact at full length, crashed fine-tuned, race shorter."""
     base = FitConfig(hidden=hidden, activation=activation, epochs=epochs, seed=seed, lr=lr,
-                     lr_final=lr_final, rank_weight=rank_weight, equity_weight=equity_weight)
+                     lr_final=lr_final, rank_weight=rank_weight, equity_weight=equity_weight,
+                     raw_inputs=raw_inputs)
     return {
         "contact": base,
         "crashed": replace(base, epochs=max(1, epochs // 3), lr=base.lr / 4),
