@@ -295,18 +295,26 @@ def _equities(node: Node, ctx: CubeContext) -> CubefulEquities:
         v = leaf_values(node.leaves, opp_ctx) if node.leaves is not None else _child_values(
             node.children, opp_ctx)
         raw[name] = float(WEIGHTS @ (-v if ctx.is_money else 1.0 - v))
-    c = ctx.cube
+    return _from_values(raw["nd"], raw.get("dt", float("nan")), ctx)
+
+
+def _from_values(nd: float, dt: float, ctx: CubeContext,
+                 mwcs: tuple[float, float] | None = None) -> CubefulEquities:
+    """The cubeful equities of the side on roll in ``ctx`` from what it gets by not doubling
+    (``nd``) and by doubling, taken (``dt``; unused where it cannot double): points times the
+    cube (money) or winning chances (match). ``mwcs``: :func:`cube_mwcs` of ``ctx``, where
+    known."""
+    can = ctx.can_double()
     nan = float("nan")
     if ctx.is_money:
-        return CubefulEquities(nd=raw["nd"] / c, dt=raw["dt"] / c if can else nan,
-                               dp=1.0 if can else nan, can_double=can)
-    win, lose = cube_mwcs(ctx)
-    nd_mwc = raw["nd"]
-    dt_mwc = raw["dt"] if can else nan
+        c = ctx.cube
+        return CubefulEquities(nd=nd / c, dt=dt / c if can else nan, dp=1.0 if can else nan,
+                               can_double=can)
+    win, lose = cube_mwcs(ctx) if mwcs is None else mwcs
+    dt_mwc = dt if can else nan
     return CubefulEquities(
-        nd=mwc_to_equity(nd_mwc, win, lose),
-        dt=mwc_to_equity(dt_mwc, win, lose) if can else nan,
-        dp=1.0 if can else nan, nd_mwc=nd_mwc, dt_mwc=dt_mwc, dp_mwc=win if can else nan,
+        nd=mwc_to_equity(nd, win, lose), dt=mwc_to_equity(dt_mwc, win, lose) if can else nan,
+        dp=1.0 if can else nan, nd_mwc=nd, dt_mwc=dt_mwc, dp_mwc=win if can else nan,
         can_double=can)
 
 
@@ -366,19 +374,9 @@ def _child_values(children: list[Node], ctx: CubeContext) -> npt.NDArray[np.floa
     for owner, cube in ((ctx.owner, ctx.cube), (Owner.OPPONENT, 2 * ctx.cube))[:1 + can]:
         v = leaf_values(grand, swap_context(ctx, owner, cube)).reshape(len(inner), -1)
         raw.append(((-v if ctx.is_money else 1.0 - v) @ WEIGHTS).tolist())
-    nan = float("nan")
-    win, lose = (nan, nan) if ctx.is_money else cube_mwcs(ctx)
+    mwcs = None if ctx.is_money else cube_mwcs(ctx)
     for j, i in enumerate(inner):
-        nd_raw, dt_raw = raw[0][j], raw[1][j] if can else nan
-        if ctx.is_money:
-            e = CubefulEquities(nd=nd_raw / ctx.cube, dt=dt_raw / ctx.cube if can else nan,
-                                dp=1.0 if can else nan, can_double=can)
-        else:
-            e = CubefulEquities(
-                nd=mwc_to_equity(nd_raw, win, lose),
-                dt=mwc_to_equity(dt_raw, win, lose) if can else nan,
-                dp=1.0 if can else nan, nd_mwc=nd_raw, dt_mwc=dt_raw,
-                dp_mwc=win if can else nan, can_double=can)
+        e = _from_values(raw[0][j], raw[1][j] if can else float("nan"), ctx, mwcs)
         out[i] = action_value(e, _checked(children[i]), ctx)
     return out
 
