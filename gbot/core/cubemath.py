@@ -335,6 +335,18 @@ def _dead(c: int, single: bool, w: F64, ls: F64, mult: F64, money: bool, away: i
     return 2
 
 
+@jit
+def _levels(cube: int, top: int) -> int:
+    """The owned-cube levels of the level model at ``cube``: the values ``cube * 2 ** j``
+    up to ``top``."""
+    levels = 0
+    k = cube
+    while k <= top:
+        levels += 1
+        k *= 2
+    return levels
+
+
 _SCRATCH_ROWS = 16
 """Rows of :func:`cube_scratch`'s array beside the four per cube level."""
 
@@ -343,11 +355,7 @@ _SCRATCH_ROWS = 16
 def cube_scratch(cube: int, top: int) -> tuple[F64, npt.NDArray[np.int64]]:
     """Working room for :func:`cube_values_in` at ``cube`` and ``top`` (reusable for every
     row of one situation); an empty first array when the cube has too many levels."""
-    levels = 0
-    k = cube
-    while k <= top:
-        levels += 1
-        k *= 2
+    levels = _levels(cube, top)
     if levels + 1 > MAX_LEVELS:
         return np.empty((0, MAXV + 2), dtype=np.float64), np.zeros(0, dtype=np.int64)
     size = max(levels + 1, 2)
@@ -379,11 +387,7 @@ def cube_values_in(probs: F64, mult: F64, money: bool, away: int, opp_away: int,
     ``cube`` and ``top``; overwritten)."""
     win = probs[0]
     size = counts.shape[0] // 2
-    levels = 0
-    k = cube
-    while k <= top:
-        levels += 1
-        k *= 2
+    levels = _levels(cube, top)
     w = room[4 * size, :3]
     ls = room[4 * size + 1, :3]
     shares(probs, w, ls)

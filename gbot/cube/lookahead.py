@@ -285,17 +285,40 @@ def _equities(node: Node, ctx: CubeContext) -> CubefulEquities:
     ctx = _with_life(ctx, node.life)
     if node.is_leaf:
         return cubeful_clipped(_checked(node), ctx)
-    can = ctx.can_double()
-    states = [("nd", ctx.owner, ctx.cube)]
-    if can:
-        states.append(("dt", Owner.OPPONENT, 2 * ctx.cube))
-    raw: dict[str, float] = {}
-    for name, owner, cube in states:
-        opp_ctx = swap_context(ctx, owner, cube)
-        v = leaf_values(node.leaves, opp_ctx) if node.leaves is not None else _child_values(
-            node.children, opp_ctx)
-        raw[name] = float(WEIGHTS @ (-v if ctx.is_money else 1.0 - v))
-    return _from_values(raw["nd"], raw.get("dt", float("nan")), ctx)
+    if node.leaves is not None:
+        return _leaf_level([node], ctx)[0]
+    raw = [float(_over_rolls(_child_values(node.children, swap_context(ctx, owner, cube)), ctx))
+           for owner, cube in _states(ctx)]
+    return _from_values(raw[0], raw[1] if len(raw) > 1 else float("nan"), ctx)
+
+
+def _states(ctx: CubeContext) -> list[tuple[Owner, int]]:
+    """The cube states the side on roll chooses between (owner, value): no double, and
+    double/take where it may double."""
+    states = [(ctx.owner, ctx.cube)]
+    if ctx.can_double():
+        states.append((Owner.OPPONENT, 2 * ctx.cube))
+    return states
+
+
+def _over_rolls(v: npt.NDArray[np.float64], ctx: CubeContext) -> npt.NDArray[np.float64]:
+    """The side on roll's value averaged over its rolls (the last axis of ``v``: the
+    opponent's values after each roll)."""
+    return np.asarray((-v if ctx.is_money else 1.0 - v) @ WEIGHTS)
+
+
+def _leaf_level(nodes: list[Node], ctx: CubeContext) -> list[CubefulEquities]:
+    """:func:`_equities` of ``nodes`` (each with leaves below it) in ``ctx``, the leaves of
+    all of them through the cube model in one call per cube state."""
+    grand = nodes[0].leaves if len(nodes) == 1 else Leaves.join(
+        [n.leaves for n in nodes])                                   # type: ignore[misc]
+    assert grand is not None
+    raw = [_over_rolls(leaf_values(grand, swap_context(ctx, owner, cube)).reshape(
+        len(nodes), -1), ctx).tolist() for owner, cube in _states(ctx)]
+    mwcs = None if ctx.is_money else cube_mwcs(ctx)
+    nan = float("nan")
+    return [_from_values(raw[0][j], raw[1][j] if len(raw) > 1 else nan, ctx, mwcs)
+            for j in range(len(nodes))]
 
 
 def _from_values(nd: float, dt: float, ctx: CubeContext,
@@ -366,18 +389,9 @@ def _child_values(children: list[Node], ctx: CubeContext) -> npt.NDArray[np.floa
         out[alone] = leaf_values(Leaves.of(np.array([children[i].probs for i in alone]),
                                            [children[i].life for i in alone]), ctx)
     inner = [i for i, c in enumerate(children) if c.leaves is not None]
-    if not inner:
-        return out
-    grand = Leaves.join([children[i].leaves for i in inner])   # type: ignore[misc]
-    can = ctx.can_double()
-    raw = []
-    for owner, cube in ((ctx.owner, ctx.cube), (Owner.OPPONENT, 2 * ctx.cube))[:1 + can]:
-        v = leaf_values(grand, swap_context(ctx, owner, cube)).reshape(len(inner), -1)
-        raw.append(((-v if ctx.is_money else 1.0 - v) @ WEIGHTS).tolist())
-    mwcs = None if ctx.is_money else cube_mwcs(ctx)
-    for j, i in enumerate(inner):
-        e = _from_values(raw[0][j], raw[1][j] if can else float("nan"), ctx, mwcs)
-        out[i] = action_value(e, _checked(children[i]), ctx)
+    if inner:
+        for i, e in zip(inner, _leaf_level([children[i] for i in inner], ctx), strict=True):
+            out[i] = action_value(e, _checked(children[i]), ctx)
     return out
 
 
