@@ -11,7 +11,11 @@ pruning networks learnt from), this prints:
 * **decisions** at ``--ply`` (one seeded roll per position): CPU time per decision unpruned
   and pruned (interleaved, each position timed once per side), how often the same play is
   chosen, and for the others the equity lost by the pruned choice as the unpruned search
-  values both (the search's own judgement of the cost).
+  values both (the search's own judgement of the cost), with its standard error;
+* **cube decisions** (``--cube-ply``, money with the cube centred and 7-point 0-0, on the
+  same positions before the roll): CPU time per decision unpruned and pruned, how often the
+  pruned look-ahead doubles and takes as the unpruned one does, and the equity lost where it
+  does not, as the unpruned look-ahead values the two actions.
 
     python3 scripts/bench_prune.py                         # shipped pruner, keep 4, 2-ply
     python3 scripts/bench_prune.py --prune runs/prune.npz --keep 3 --n 300
@@ -28,8 +32,10 @@ import numpy as np
 from benchlib import clock, contact_positions, seeded_rolls
 
 from gbot.core import expand as _ex
+from gbot.cube.decision import CubeDecision, cube_decision
 from gbot.eval.evaluator import Evaluator, equities
 from gbot.eval.net import Networks
+from gbot.game.match import MatchState
 from gbot.game.position import Position
 
 
@@ -86,18 +92,68 @@ def decisions(full: Networks, prune: Networks, positions: list[Position], ply: i
         a, b = got[id(plain)], got[id(pruned)]
         if a is None or b is None or a.position == b.position:
             same += 1
+            lost.append(0.0)
             continue
         ea = plain.equity(a.position.swapped(), ply)
         eb = plain.equity(b.position.swapped(), ply)
         lost.append(float(eb - ea))   # the opponent's equity: the mover loses eb - ea
     n = len(positions)
+    loss = np.asarray(lost)
     return {"decisions": n, "unpruned_ms": 1e3 * float(np.mean(t_plain)),
             "pruned_ms": 1e3 * float(np.mean(t_pruned)),
             "unpruned_p99_ms": 1e3 * float(np.percentile(t_plain, 99)),
             "pruned_p99_ms": 1e3 * float(np.percentile(t_pruned, 99)),
             "speedup": float(np.mean(t_plain) / np.mean(t_pruned)),
-            "same_play": same / n, "mean_loss_per_decision": float(np.sum(lost)) / n,
-            "largest_loss": max(lost, default=0.0)}
+            "same_play": same / n, "mean_loss_per_decision": float(loss.mean()),
+            "se_loss_per_decision": float(loss.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+            "largest_loss": float(loss.max(initial=0.0))}
+
+
+CUBE_STATES = {"money": MatchState(), "7-point 0-0": MatchState(match_length=7)}
+"""The cube situations :func:`cube_decisions` asks each position in."""
+
+
+def _cube_loss(plain: CubeDecision, pruned: CubeDecision) -> tuple[float, float]:
+    """Equity the pruned decision gives up, as ``plain``'s look-ahead values the actions:
+    (doubler's, taker's), in cube-normalised equity."""
+    nd, dt, dp = plain.equities
+    double_lost = 0.0
+    if pruned.doubles != plain.doubles:
+        double_lost = abs(min(dt, dp) - nd)
+    take_lost = abs(dt - dp) if pruned.takes != plain.takes else 0.0
+    return double_lost, take_lost
+
+
+def cube_decisions(full: Networks, prune: Networks, positions: list[Position], ply: int,
+                   keep: int) -> dict[str, float]:
+    """Agreement of the pruned ``ply`` cube look-ahead with the unpruned one, in
+    :data:`CUBE_STATES`."""
+    plain = Evaluator(networks=full, prune=False)
+    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep)
+    cube_decision(positions[0], MatchState(), ply, evaluator=plain)
+    cube_decision(positions[0], MatchState(), ply, evaluator=pruned)
+    tick = clock("cpu")
+    times: dict[int, list[float]] = {id(plain): [], id(pruned): []}
+    losses: list[tuple[float, float]] = []
+    for i, pos in enumerate(positions):
+        for state in CUBE_STATES.values():
+            got = {}
+            for ev in ((plain, pruned) if i % 2 == 0 else (pruned, plain)):
+                t = tick()
+                got[id(ev)] = cube_decision(pos, state, ply, evaluator=ev)
+                times[id(ev)].append(tick() - t)
+            losses.append(_cube_loss(got[id(plain)], got[id(pruned)]))
+    arr = np.asarray(losses).reshape(-1, 2)
+    n = arr.shape[0]
+    total = arr.sum(axis=1)
+    t_plain, t_pruned = np.mean(times[id(plain)]), np.mean(times[id(pruned)])
+    return {"decisions": n, "unpruned_ms": 1e3 * float(t_plain),
+            "pruned_ms": 1e3 * float(t_pruned), "speedup": float(t_plain / t_pruned),
+            "same_double": float((arr[:, 0] == 0).mean()),
+            "same_take": float((arr[:, 1] == 0).mean()),
+            "mean_loss_per_decision": float(total.mean()),
+            "se_loss_per_decision": float(total.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+            "largest_loss": float(total.max(initial=0.0))}
 
 
 def main() -> None:
@@ -107,6 +163,7 @@ def main() -> None:
     ap.add_argument("--keep", type=int, default=None, help="default: the evaluator's")
     ap.add_argument("--prune", type=Path, default=None,
                     help="pruning networks (default: the shipped ones)")
+    ap.add_argument("--cube-ply", type=int, default=2, help="0 skips the cube decisions")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--json-out", type=Path, default=None)
     args = ap.parse_args()
@@ -127,12 +184,24 @@ def main() -> None:
     print(f"{args.ply}-ply decisions: {dec['decisions']}, unpruned {dec['unpruned_ms']:.2f} ms "
           f"(p99 {dec['unpruned_p99_ms']:.1f}), pruned {dec['pruned_ms']:.2f} ms (p99 "
           f"{dec['pruned_p99_ms']:.1f}): {dec['speedup']:.2f}x; same play "
-          f"{100 * dec['same_play']:.1f} %, equity lost {dec['mean_loss_per_decision']:.5f} per "
-          f"decision (largest {dec['largest_loss']:.3f}, by the unpruned search)")
+          f"{100 * dec['same_play']:.1f} %, equity lost {dec['mean_loss_per_decision']:.5f} "
+          f"± {dec['se_loss_per_decision']:.5f} per decision (largest {dec['largest_loss']:.3f}, "
+          f"by the unpruned search)")
+    out: dict[str, object] = {"keep": keep, "replies": rep, "decisions": dec}
+    if args.cube_ply > 0:
+        cub = cube_decisions(full, prune, positions, args.cube_ply, keep)
+        print(f"{args.cube_ply}-ply cube decisions: {cub['decisions']} "
+              f"({', '.join(CUBE_STATES)}), unpruned {cub['unpruned_ms']:.2f} ms, pruned "
+              f"{cub['pruned_ms']:.2f} ms: {cub['speedup']:.2f}x; "
+              f"same double {100 * cub['same_double']:.2f} %, "
+              f"same take {100 * cub['same_take']:.2f} %, equity lost "
+              f"{cub['mean_loss_per_decision']:.6f} ± {cub['se_loss_per_decision']:.6f} per "
+              f"decision (largest {cub['largest_loss']:.3f}, by the unpruned look-ahead)")
+        out["cube"] = cub
     if args.json_out:
-        benchlib.write_json(args.json_out, {"keep": keep, "replies": rep, "decisions": dec})
+        benchlib.write_json(args.json_out, out)
     else:
-        print(json.dumps({"keep": keep, "replies": rep, "decisions": dec}))
+        print(json.dumps(out))
 
 
 if __name__ == "__main__":
