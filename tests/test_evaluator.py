@@ -522,13 +522,13 @@ def test_shipped_net_two_ply_is_closer_to_gnubg_two_ply() -> None:
     assert err2 < err0, (err0, err2)
 
 
-@pytest.mark.parametrize(("cls", "least"), [("contact", 0.89), ("crashed", 0.89),
-                                             ("race", 0.94)])
+@pytest.mark.parametrize(("cls", "least"), [("contact", 0.94), ("crashed", 0.92),
+                                             ("race", 0.95)])
 def test_shipped_pruning_networks_pick_what_the_full_networks_pick(cls: str,
                                                                   least: float) -> None:
     """The shipped pruner's top 4 hold the full networks' own reply choice in nearly every
-    roll of held-out positions of each class (measured on these 40 of each: contact 91.0 %,
-    crashed 92.4 %, race 96.3 %; bench_prune.py)."""
+    roll of held-out positions of each class (measured on these, the first 150 of each:
+    contact 96.3 %, crashed 94.6 %, race 97.7 %; bench_prune.py)."""
     from tests.conftest import load_script
 
     full = _shipped().networks
@@ -537,10 +537,10 @@ def test_shipped_pruning_networks_pick_what_the_full_networks_pick(cls: str,
     bench = load_script("bench_prune")
     rows = [line.split(",") for line in
             (Path(__file__).parent / "data" / "heldout_positions.csv").read_text().splitlines()[1:]]
-    ids = [r[0] for r in rows if r[6] == cls][:40]
+    ids = [r[0] for r in rows if r[6] == cls][:150]
     boards = np.array([Position.from_id(p).board for p in ids], dtype=np.int8)
     got = bench.reply_agreement(full, prune, boards, 4)
-    assert got["rolls"] > 300
+    assert got["rolls"] > 1200
     assert got["same_pick"] >= least, got
     # a pruner that keeps one reply is the pruner's own pick: far worse
     assert bench.reply_agreement(full, prune, boards, 1)["same_pick"] < got["same_pick"]
