@@ -91,16 +91,15 @@ def skips_cube_model(win: float, state: MatchState, me: int) -> bool:
 PLAY_PLY = 2
 """The look-ahead gbot's adapters play at unless told (``gbot serve``, ``fibs``, ``web``,
 ``play``): gnubg's own default depth, and the deepest whose decisions stay within the time
-budget of a player at a table, 0.25 s a decision at the 99th percentile on one core (measured
-on 200 positions of random games before the pruning networks shipped: 2-ply mean 10 ms, p99
-76 ms; 3-ply p99 0.6 s; the pruning networks make a 2-ply decision about 1.5x faster,
-``scripts/bench_prune.py``). ``--ply 0``
+budget of a player at a table, 0.25 s a decision at the 99th percentile on one core
+(``scripts/bench_prune.py``, distinct contact positions with the shipped pruning networks:
+2-ply mean 6.0 ms, p99 31 ms over 3,000; 3-ply mean 74 ms, p99 0.54 s over 150). ``--ply 0``
 plays in microseconds, for speed."""
 
 CUBE_PLY = 2
 """The least look-ahead of the engine's cube decisions (double, take, beaver): a 0-ply engine
 still looks two rolls ahead for them, as gnubg's 2-ply cube analysis does (one decision a turn
-inside the doubling window, about 13 ms, pruned as the checker searches prune); against gnubg's
+inside the doubling window, about 7-9 ms, pruned as the checker searches prune); against gnubg's
 2-ply verdicts this cuts the cube errors several times over the static model
 (``scripts/cube_calibration.py``, docs/cube.md)."""
 
