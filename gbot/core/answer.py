@@ -79,6 +79,7 @@ from gbot.core.cubemath import (
     beaver_allowed,
     clip_probs,
     cube_values,
+    cube_values_rows,
     dead_values_rows,
     doubles,
     emg,
@@ -477,8 +478,6 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
         return MOVE
     best = 0
     if count > 1:
-        life = np.empty(count, dtype=np.float64)
-        lives_rows(children[:count], read_only(c.lives), life)
         dead = np.empty(count, dtype=np.float64)
         dead_values_rows(probs[:count], c.outcomes, 1.0, dead)
         order = np.empty(count, dtype=np.int64)      # stable sort by dead value
@@ -498,20 +497,24 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
         best = kept[0]
         if m > 1:
             kept[:m].sort()
-            checked = np.empty(5, dtype=np.float64)
-            raw = np.empty(3, dtype=np.float64)
+            checked = np.empty((m, 5), dtype=np.float64)
+            life = np.empty(m, dtype=np.float64)
+            raw = np.empty((m, 3), dtype=np.float64)
+            for t in range(m):
+                if not clip_probs(probs[kept[t]], checked[t]):
+                    return FALLBACK
+            lives_rows(children[kept[:m]], read_only(c.lives), life)
+            if cube_values_rows(checked, life, read_only(c.mult), nonliteral(False), c.away,
+                                c.opp_away, read_only(c.met), c.cube, c.owner, c.top,
+                                nonliteral(False), c.dead_nd, c.can, raw) != 0:
+                return FALLBACK
             best_value = np.inf
             for t in range(m):
-                i = kept[t]
-                if not clip_probs(probs[i], checked):
+                if c.win_mwc == c.lose_mwc or raw[t, 0] != raw[t, 0]:
                     return FALLBACK
-                if _situation_values(checked, c, life[i], raw) != 0:
-                    return FALLBACK
-                if c.win_mwc == c.lose_mwc or raw[0] != raw[0]:
-                    return FALLBACK
-                v = _match_value(raw, checked, c.can, c.win_mwc, c.lose_mwc)
+                v = _match_value(raw[t], checked[t], c.can, c.win_mwc, c.lose_mwc)
                 if v < best_value - 1e-12:
-                    best = i
+                    best = kept[t]
                     best_value = v
     w.info[0] = format_steps_into(board, p.steps[best], w.reply)
     return MOVE
