@@ -68,6 +68,14 @@ def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep
             "largest_loss": float(lost.max(initial=0.0))}
 
 
+def _losses(loss: np.ndarray) -> dict[str, float]:
+    """Mean equity lost a decision (zeros included), its standard error and the largest."""
+    n = loss.shape[0]
+    return {"mean_loss_per_decision": float(loss.mean()),
+            "se_loss_per_decision": float(loss.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+            "largest_loss": float(loss.max(initial=0.0))}
+
+
 def decisions(full: Networks, prune: Networks, positions: list[Position], ply: int, keep: int,
               seed: int) -> dict[str, float]:
     """Time and agreement of ``ply``-ply best plays, unpruned and pruned."""
@@ -104,9 +112,7 @@ def decisions(full: Networks, prune: Networks, positions: list[Position], ply: i
             "unpruned_p99_ms": 1e3 * float(np.percentile(t_plain, 99)),
             "pruned_p99_ms": 1e3 * float(np.percentile(t_pruned, 99)),
             "speedup": float(np.mean(t_plain) / np.mean(t_pruned)),
-            "same_play": same / n, "mean_loss_per_decision": float(loss.mean()),
-            "se_loss_per_decision": float(loss.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
-            "largest_loss": float(loss.max(initial=0.0))}
+            "same_play": same / n, **_losses(loss)}
 
 
 CUBE_STATES = {"money": MatchState(), "7-point 0-0": MatchState(match_length=7)}
@@ -145,15 +151,11 @@ def cube_decisions(full: Networks, prune: Networks, positions: list[Position], p
             losses.append(_cube_loss(got[id(plain)], got[id(pruned)]))
     arr = np.asarray(losses).reshape(-1, 2)
     n = arr.shape[0]
-    total = arr.sum(axis=1)
     t_plain, t_pruned = np.mean(times[id(plain)]), np.mean(times[id(pruned)])
     return {"decisions": n, "unpruned_ms": 1e3 * float(t_plain),
             "pruned_ms": 1e3 * float(t_pruned), "speedup": float(t_plain / t_pruned),
             "same_double": float((arr[:, 0] == 0).mean()),
-            "same_take": float((arr[:, 1] == 0).mean()),
-            "mean_loss_per_decision": float(total.mean()),
-            "se_loss_per_decision": float(total.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
-            "largest_loss": float(total.max(initial=0.0))}
+            "same_take": float((arr[:, 1] == 0).mean()), **_losses(arr.sum(axis=1))}
 
 
 def main() -> None:
