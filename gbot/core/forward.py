@@ -344,6 +344,13 @@ def _sigmoid_fast(x: np.float32) -> np.float32:
 
 
 LANES = 8
+_ZERO = np.float32(0.0)
+
+
+@jit_fast
+def _logistic(z: np.float32) -> float:
+    """The output units' logistic function."""
+    return float(1.0 / (1.0 + np.exp(-z)))
 
 
 @jit_fast
@@ -366,7 +373,6 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     for k in range(w1m.shape[0]):
         reads[k] = reads_features(wq_all[k])
     nh = hidden
-    h = np.empty(hidden, dtype=np.float32)
     acc = np.zeros(hidden, dtype=np.int32)
     cnt = np.empty(nf, dtype=np.int64)
     prev_cnt = np.empty(nf, dtype=np.int64)
@@ -398,21 +404,31 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             prev_cnt[:] = cnt
         unit = w1m[k, N_INPUTS]
         bias = b1[k]
+        w2 = w2t[k]
+        # the hidden layer and the five output sums in one pass (nothing stored between)
+        z0 = b2[k, 0]
+        z1 = b2[k, 1]
+        z2 = b2[k, 2]
+        z3 = b2[k, 3]
+        z4 = b2[k, 4]
         for u in range(nh):
-            h[u] = bias[u] + np.float32(acc[u]) * unit[u]
-        if activation == ACT_SIGMOID:
-            for u in range(nh):
-                h[u] = _sigmoid_fast(h[u])
-        else:
-            for u in range(nh):
-                h[u] = max(h[u], 0.0)
-        for o in range(5):
-            wrow = w2t[k, o]
-            z = b2[k, o]
-            for u in range(nh):
-                z += h[u] * wrow[u]
-            out[i, o] = 1.0 / (1.0 + np.exp(-z))
-        _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out[i])
+            x = bias[u] + np.float32(acc[u]) * unit[u]
+            if activation == ACT_SIGMOID:
+                x = _sigmoid_fast(x)
+            else:
+                x = max(x, _ZERO)
+            z0 += x * w2[0, u]
+            z1 += x * w2[1, u]
+            z2 += x * w2[2, u]
+            z3 += x * w2[3, u]
+            z4 += x * w2[4, u]
+        out_i = out[i]
+        out_i[0] = _logistic(z0)
+        out_i[1] = _logistic(z1)
+        out_i[2] = _logistic(z2)
+        out_i[3] = _logistic(z3)
+        out_i[4] = _logistic(z4)
+        _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out_i)
 
 
 @jit_bare

@@ -25,9 +25,10 @@ searches at most 3 candidates 2 plies deep. Inner levels pick by 0-ply, as gnubg
 Inner reply choices may be pruned, gnubg-style: when the networks carry a cheaper ``prune``
 evaluator, every reply is scored with it and only the ``prune_keep`` best of each roll are
 scored by the full networks before the pick. Root plays are never pruned. The shipped
-networks carry theirs (:attr:`gbot.eval.net.Networks.prune`, 32 hidden units, trained on the
-full networks' values of replies: ``gbot train replies``), so 1- and more-ply searches prune
-unless ``prune=False``; ``scripts/bench_prune.py`` measures what it saves and costs.
+networks carry theirs (:attr:`gbot.eval.net.Networks.prune`: 128 hidden units on the raw
+board inputs only, trained on the full networks' values of replies: ``gbot train replies``),
+so 1- and more-ply searches prune unless ``prune=False``; ``scripts/bench_prune.py``
+measures what it saves and costs.
 
 Every network call is one batch over all candidates and rolls of a level, each distinct board
 evaluated once (:mod:`gbot.core.dedup`). Within one decision, the replies a stage picked for
