@@ -237,17 +237,29 @@ def _pruned_level(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
     """Nodes of ``boards`` (probabilities ``rows``), each searched one ply with leaves below:
     every reply of the boards whose game goes on picked in one pruned batch
     (:func:`_pruned_replies`), else one board at a time."""
-    live = [i for i, b in enumerate(boards) if not _is_over(b)]
-    batch = _pruned_replies(ev, boards[live], caucasian) if live else None
+    live = np.flatnonzero(~_over_rows(boards))
+    batch = _pruned_replies(ev, boards[live], caucasian) if live.size else None
     if batch is None:
         return [_build(b, p, 1, ev, caucasian, life)
                 for b, p, life in zip(boards, rows, lives, strict=True)]
     nodes = [Node(board=b, probs=p, life=life, children=[])
              for b, p, life in zip(boards, rows, lives, strict=True)]
-    for j, i in enumerate(live):
-        nodes[i].leaves = Leaves.of(batch[1][j], cube_lives(batch[0][j]))
+    picked, probs = batch
+    r = len(ROLLS)
+    flat = probs.reshape(-1, 5)
+    every = Leaves.of(flat, cube_lives(picked.reshape(-1, 26)))   # all the level's leaves at once
+    for j, i in enumerate(live.tolist()):
+        part = slice(r * j, r * j + r)
+        nodes[i].leaves = Leaves(probs=flat[part], checked=every.checked[part],
+                                 lives=every.lives[part])
         _average(nodes[i])
     return nodes
+
+
+def _over_rows(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """:func:`_is_over` of each board of ``boards`` ``[n, 26]``."""
+    over: npt.NDArray[np.bool_] = ~(np.any(boards > 0, axis=1) & np.any(boards < 0, axis=1))
+    return over
 
 
 def _average(node: Node) -> None:
@@ -307,18 +319,55 @@ def _over_rolls(v: npt.NDArray[np.float64], ctx: CubeContext) -> npt.NDArray[np.
     return np.asarray((-v if ctx.is_money else 1.0 - v) @ WEIGHTS)
 
 
-def _leaf_level(nodes: list[Node], ctx: CubeContext) -> list[CubefulEquities]:
-    """:func:`_equities` of ``nodes`` (each with leaves below it) in ``ctx``, the leaves of
-    all of them through the cube model in one call per cube state."""
+def _leaf_raw(nodes: list[Node], ctx: CubeContext) -> list[npt.NDArray[np.float64]]:
+    """Per cube state of :func:`_states` (no double; double/take where the side on roll may
+    double), what each of ``nodes`` (each with leaves below it) gets in it, as
+    :func:`_from_values` reads it; the leaves of all of them through the cube model in one
+    call per cube state."""
     grand = nodes[0].leaves if len(nodes) == 1 else Leaves.join(
         [n.leaves for n in nodes])                                   # type: ignore[misc]
     assert grand is not None
-    raw = [_over_rolls(leaf_values(grand, swap_context(ctx, owner, cube)).reshape(
-        len(nodes), -1), ctx).tolist() for owner, cube in _states(ctx)]
+    return [_over_rolls(leaf_values(grand, swap_context(ctx, owner, cube)).reshape(
+        len(nodes), -1), ctx) for owner, cube in _states(ctx)]
+
+
+def _leaf_level(nodes: list[Node], ctx: CubeContext) -> list[CubefulEquities]:
+    """:func:`_equities` of ``nodes`` (each with leaves below it) in ``ctx``."""
+    raw = [r.tolist() for r in _leaf_raw(nodes, ctx)]
     mwcs = None if ctx.is_money else cube_mwcs(ctx)
     nan = float("nan")
     return [_from_values(raw[0][j], raw[1][j] if len(raw) > 1 else nan, ctx, mwcs)
             for j in range(len(nodes))]
+
+
+def _leaf_level_values(nodes: list[Node], ctx: CubeContext) -> npt.NDArray[np.float64]:
+    """:func:`_best_value` of each of ``nodes`` (each with leaves below it) in ``ctx``:
+    :func:`action_value` of :func:`_leaf_level`'s equities, for all of them at once."""
+    raw = _leaf_raw(nodes, ctx)
+    c = ctx.cube
+    if not ctx.can_double():
+        return (raw[0] / c) * c if ctx.is_money else raw[0]
+    n = len(nodes)
+    eqs = np.empty((n, 3), dtype=np.float64)
+    values = eqs
+    if ctx.is_money:
+        eqs[:, 0] = raw[0] / c
+        eqs[:, 1] = raw[1] / c
+    else:
+        win, lose = cube_mwcs(ctx)
+        if win == lose:
+            mwc_to_equity(0.0, win, lose)                     # raises as _from_values does
+        eqs[:, 0] = (2.0 * raw[0] - win - lose) / (win - lose)
+        eqs[:, 1] = (2.0 * raw[1] - win - lose) / (win - lose)
+        values = np.empty((n, 3), dtype=np.float64)
+        values[:, 0] = raw[0]
+        values[:, 1] = raw[1]
+        values[:, 2] = win
+    eqs[:, 2] = 1.0
+    wins_g = _checked_rows(np.array([node.probs for node in nodes]))[:, 1]
+    out = np.empty(n, dtype=np.float64)
+    _core.pick_rows(wins_g, eqs, values, ctx.is_money and ctx.beavers, out)
+    return out * c if ctx.is_money else out
 
 
 def _from_values(nd: float, dt: float, ctx: CubeContext,
@@ -390,8 +439,7 @@ def _child_values(children: list[Node], ctx: CubeContext) -> npt.NDArray[np.floa
                                            [children[i].life for i in alone]), ctx)
     inner = [i for i, c in enumerate(children) if c.leaves is not None]
     if inner:
-        for i, e in zip(inner, _leaf_level([children[i] for i in inner], ctx), strict=True):
-            out[i] = action_value(e, _checked(children[i]), ctx)
+        out[inner] = _leaf_level_values([children[i] for i in inner], ctx)
     return out
 
 
