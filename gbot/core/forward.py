@@ -369,9 +369,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     hidden = b1.shape[1]
     nf = 2 * N_FEATURES
     wq_all = w1m.view(np.int32)
-    reads = np.empty(w1m.shape[0], dtype=np.bool_)
-    for k in range(w1m.shape[0]):
-        reads[k] = reads_features(wq_all[k])
+    reads = np.zeros(w1m.shape[0], dtype=np.int8)     # 0: not looked at yet, 1: no, 2: yes
     nh = hidden
     acc = np.zeros(hidden, dtype=np.int32)
     cnt = np.empty(nf, dtype=np.int64)
@@ -388,7 +386,9 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
             continue
         k = class_net[cls]
         wq = wq_all[k]
-        used = nf if reads[k] else 0
+        if reads[k] == 0:                               # each network looked at once a call
+            reads[k] = 2 if reads_features(wq) else 1
+        used = nf if reads[k] == 2 else 0
         if used:
             feature_counts(b, esc, cnt)
         if k == prev_k:
@@ -437,9 +437,11 @@ def reads_features(wq: I32) -> bool:
     :func:`build_matrix`) has a nonzero weight on any feature row."""
     for r in range(FEATURE_ROW, FEATURE_ROW + 2 * N_FEATURES):
         row = wq[r]
-        for u in range(row.shape[0]):
-            if row[u] != 0:
-                return True
+        any_bit = 0
+        for u in range(row.shape[0]):      # no early exit inside a row: it vectorises
+            any_bit |= row[u]
+        if any_bit != 0:
+            return True
     return False
 
 
