@@ -154,9 +154,13 @@ class Settings(NamedTuple):
     cube_cap: int
     """The rules' cube cap (0: none; a capped cube is left to the general path)."""
     cube_lookahead: bool
-    """The engine decides the cube by a look-ahead: every money cube decision past the
-    no-double screen is left to the general path (:data:`FALLBACK`), and :data:`NEED_CUBE`
-    is the caller's to hand on."""
+    """The engine decides the cube by a look-ahead: a cube decision past the no-double screen
+    is the static model's only where ``cube_screen`` finds its verdict clear (or, in a match,
+    where the cube is dead for the opponent), else left to the general path
+    (:data:`FALLBACK`)."""
+    cube_screen: float
+    """With ``cube_lookahead``: the engine's :data:`gbot.engine.engine.CUBE_SCREEN` where it
+    skips the look-ahead on a clear static verdict, 0.0 where it always looks ahead."""
     short_bearoff: int
     """The engine's cube decisions look ahead in bear-offs with at most this many checkers
     a side (:func:`gbot.core.facts.bearoff_within`): left to the general path."""
@@ -311,7 +315,8 @@ def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
         return FALLBACK                       # short bear-offs get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
-    if s.cube_cap != 0 or s.cube_lookahead or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
+    if (s.cube_cap != 0 or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE
+            or (s.cube_lookahead and s.cube_screen <= 0.0)):
         return FALLBACK                       # a capped cube or a look-ahead: the engine's
     verdict = _money_doubles(w.play.probs[0], cls, pips, fields[OUT_OWNER], s)
     if verdict < 0:
@@ -395,11 +400,14 @@ def _static_win(board: I8, bearoff: bool, nets: Nets, work: Work) -> float:
 @jit
 def _money_doubles(p: F64, cls: int, pips: int, owner: int, s: Settings) -> int:
     """1 when the side on roll should double (money, no cube cap), 0 when not, -1 when the
-    probabilities are inconsistent (the general path then reports it): Janowski's values and
-    the decision rule of :mod:`gbot.core.cubemath`."""
+    probabilities are inconsistent (the general path then reports it) or, for a look-ahead
+    engine, when the verdict is not clear (:func:`clear_verdict`: the look-ahead decides):
+    Janowski's values and the decision rule of :mod:`gbot.core.cubemath`."""
     checked = np.empty(5, dtype=np.float64)
     e = np.empty(3, dtype=np.float64)
     if not _money_values(p, cls, pips, owner, s, checked, e):
+        return -1
+    if s.cube_lookahead and not clear_verdict(e[0], e[1], e[2], s.cube_screen):
         return -1
     a = action_of(e[0], e[1], e[2], checked[WIN_G], s.beavers)
     return 1 if doubles(a) else 0
@@ -433,12 +441,25 @@ def _match_value(raw: F64, checked: F64, can: bool, win_mwc: float, lose_mwc: fl
 
 
 @jit
-def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float) -> bool:
-    """Whether the side on roll should double, from the level model's raw values (match)."""
+def clear_verdict(nd: float, dt: float, dp: float, screen: float) -> bool:
+    """Whether a static cube decision with the normalised equities ``nd``, ``dt``, ``dp`` is
+    clear by ``screen`` on the double (doubling loses at least that much against not
+    doubling) and on the answer (taking and passing differ by more): where a look-ahead engine
+    keeps the static decision (:data:`gbot.engine.engine.CUBE_SCREEN`)."""
+    return min(dt, dp) - nd < -screen and abs(dp - dt) > screen
+
+
+@jit
+def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float, screen: float
+                   ) -> int:
+    """1 when the side on roll should double, 0 when not, from the level model's raw values
+    (match); -1 when ``screen`` (above 0) finds the verdict not clear (:func:`clear_verdict`)."""
     nd = emg(raw[0], win_mwc, lose_mwc)
     dt = emg(raw[1], win_mwc, lose_mwc)
     dp = emg(raw[2], win_mwc, lose_mwc)
-    return doubles(action_of(nd, dt, dp, checked[WIN_G], nonliteral(False)))
+    if screen > 0.0 and not clear_verdict(nd, dt, dp, screen):
+        return -1
+    return 1 if doubles(action_of(nd, dt, dp, checked[WIN_G], nonliteral(False))) else 0
 
 
 @jit
@@ -521,14 +542,20 @@ def match_play(settings: Settings, nets: Nets, work: Work, theirs: Situation) ->
 
 
 @jit
-def match_cube(work: Work, mine: Situation) -> int:
+def match_cube(settings: Settings, work: Work, mine: Situation) -> int:
     """Double or roll for the line read into ``work.fields`` (match play, the side on roll
     may double), from its 0-ply probabilities in ``work.play.probs[0]``, as
     :meth:`gbot.engine.engine.Engine.cube_action` decides with the cube model
     (:func:`gbot.cube.decision.decide`) in the side on roll's cube situation ``mine``:
     :data:`DOUBLE`, :data:`ROLL`, or :data:`FALLBACK` (the game over, whatever the general
-    path reports)."""
+    path reports; for a look-ahead engine, a verdict its screen does not find clear where
+    the cube is not dead for the opponent)."""
     c = mine
+    s = settings
+    fields = work.fields
+    dead = fields[OUT_CUBE] >= fields[OUT_LENGTH] - fields[OUT_SCORE_OPP]
+    if s.cube_lookahead and not dead and s.cube_screen <= 0.0:
+        return FALLBACK
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = work.fields[i]
@@ -546,7 +573,11 @@ def match_cube(work: Work, mine: Situation) -> int:
         return FALLBACK
     if not c.can:
         return ROLL
-    return DOUBLE if _match_doubles(raw, checked, c.win_mwc, c.lose_mwc) else ROLL
+    verdict = _match_doubles(raw, checked, c.win_mwc, c.lose_mwc,
+                             s.cube_screen if s.cube_lookahead and not dead else 0.0)
+    if verdict < 0:
+        return FALLBACK
+    return DOUBLE if verdict == 1 else ROLL
 
 
 @jit

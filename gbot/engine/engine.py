@@ -214,6 +214,7 @@ class Engine:
             return _NoFastPath(r)
         return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE,
                         cube_lookahead=self.cube_ply > 0,
+                        cube_screen=CUBE_SCREEN if self.cube_screen and self.cube_ply > 0 else 0.0,
                         short_bearoff=SHORT_BEAROFF_CHECKERS)
 
     # --- checker play ---------------------------------------------------------------------

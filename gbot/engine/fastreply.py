@@ -128,7 +128,7 @@ class _Calls:
             mine, theirs = path.situations(key)
             hit = (self._bound(_an.match_play, (path.settings, self.fast, self.work, theirs),
                                theirs),
-                   self._bound(_an.match_cube, (self.work, mine), mine),
+                   self._bound(_an.match_cube, (path.settings, self.work, mine), mine),
                    self._bound(_an.match_take, (self.work, theirs), theirs),
                    self._bound(_an.match_resign, (self.work, mine), mine))
             if len(self.match) > 4096:
@@ -161,7 +161,10 @@ class FastPath:
     ``no_double_below`` and ``no_resign_above`` are the engine's thresholds
     (:data:`gbot.engine.engine.NO_DOUBLE_BELOW`, :data:`gbot.engine.engine.NO_RESIGN_ABOVE`);
     ``cube_lookahead``: the engine decides the cube by a look-ahead (:attr:`Engine.cube_ply`),
-    so every cube decision that needs more than the no-double screen is left to it;
+    so every cube decision that needs more than the no-double screen is left to it, except
+    where ``cube_screen`` (the engine's :data:`gbot.engine.engine.CUBE_SCREEN` where it screens,
+    else 0.0) finds the static verdict clear, or a match's cube is dead for the opponent, as the
+    engine then keeps the static decision (take questions are always left to it);
     ``short_bearoff``: the engine's cube decisions in bear-offs with at most this many
     checkers a side look ahead (:data:`gbot.engine.engine.SHORT_BEAROFF_CHECKERS`), and are left to
     it (the default: every bear-off).
@@ -169,7 +172,7 @@ class FastPath:
 
     def __init__(self, evaluator: Evaluator, rules: Rules, no_double_below: float,
                  no_resign_above: float, *, cube_lookahead: bool = False,
-                 short_bearoff: int = 15) -> None:
+                 cube_screen: float = 0.0, short_bearoff: int = 15) -> None:
         self.evaluator = evaluator
         self.rules = rules
         self.cube_lookahead = cube_lookahead
@@ -180,7 +183,8 @@ class FastPath:
             cubeless_plays=rules.end_mode == "backgammons",
             mult=_f64(END_MULTIPLIERS[rules.end_mode]), jacoby=bool(rules.jacoby),
             beavers=bool(rules.beavers), cube_cap=int(rules.cube_cap),
-            cube_lookahead=bool(cube_lookahead), short_bearoff=int(short_bearoff),
+            cube_lookahead=bool(cube_lookahead), cube_screen=float(cube_screen),
+            short_bearoff=int(short_bearoff),
             resign_offers=rules.resignation == "offer")
         self._local = threading.local()
         self._situations: dict[_SituationKey, tuple[_an.Situation, _an.Situation]] = {}
@@ -207,9 +211,10 @@ class FastPath:
         if code < _NEED_MATCH or code > _NEED_TAKE:
             f = w.fields
             score = (int(f[OUT_SCORE_ME]), int(f[OUT_SCORE_OPP]))
-        elif code != _NEED_CUBE or not self.cube_lookahead:
+        else:
             # a match's move is ranked with the opponent's cube, a cube decision by the
-            # static cube model (a look-ahead engine's cube decisions are the look-ahead's)
+            # static cube model (a look-ahead engine's only where its screen finds the
+            # static verdict clear: the kernel says which)
             v = w.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
             key = (v[_LEN], v[_ME], v[_OPP], v[_CUBE], v[_OWN], v[_CRAW])
             try:
@@ -220,8 +225,6 @@ class FastPath:
             if code == _FALLBACK:
                 return None
             score = (v[_ME], v[_OPP])
-        else:
-            return None
         if code == _MOVE:
             return w.reply[:int(w.info[0])].tobytes().decode("ascii"), score, 0
         return _WORDS[code], score, 0
@@ -236,8 +239,6 @@ class FastPath:
         v = w.fields[OUT_CUBE:OUT_CRAWFORD + 1].tolist()
         score = (v[_ME], v[_OPP])
         needs = _NEED_MATCH <= code <= _NEED_TAKE
-        if needs and code == _NEED_CUBE and self.cube_lookahead:
-            return None                     # the look-ahead decides this cube
         kernels = None
         if resign == _RESIGN_ASK or needs:
             try:
