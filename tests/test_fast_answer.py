@@ -26,10 +26,10 @@ from gbot.core.notation import TEXT_SIZE, format_steps_into
 from gbot.cube.decision import context_from_state
 from gbot.cube.plays import MATCH_KEEP, MATCH_WINDOW, kernel_params
 from gbot.engine import fastreply
-from gbot.engine.engine import NO_RESIGN_ABOVE, Engine
+from gbot.engine.engine import NO_RESIGN_ABOVE, Engine, skips_cube_model
 from gbot.engine.fastreply import FastPath
 from gbot.game.match import MatchState, Rules
-from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board
+from gbot.game.notations.fibs_board import FibsBoard, format_fibs_board, parse_gnubg_question
 from gbot.game.position import Position
 from tests.conftest import read_jsonl, shared_path
 from tests.test_fibs_board import fibs_boards
@@ -103,6 +103,34 @@ def test_most_referee_questions_take_the_fast_path(engines: list[Engine]) -> Non
     lines = list(referee_boards())
     answered = sum(ge.fast_reply(session, line) is not None for line in lines)
     assert answered >= 0.6 * len(lines)
+
+
+def test_look_ahead_engines_answer_screened_doubles_in_the_kernels(engines: list[Engine]) -> None:
+    """A look-ahead engine's double questions past the no-double screen are the kernels' to
+    answer exactly where the engine keeps the static decision (its cube screen finds the
+    verdict clear, or the match cube is dead for the opponent: ``cube_decision_ply`` 0),
+    and the look-ahead's where it looks ahead."""
+    engine = engines[0]
+    assert engine.cube_ply > 0 and engine.ply == 0
+    session = ge.Session(engine)
+    kept = looked = 0
+    for line in referee_boards():
+        fb = parse_gnubg_question(line)[0]
+        if fb.question != "double_or_roll":
+            continue
+        st = fb.match_state(engine.rules)
+        me = st.player_on_roll
+        if not st.may_double(me) or skips_cube_model(engine.probabilities(fb.position)[0],
+                                                     st, me):
+            continue
+        got = ge.fast_reply(session, line)
+        if engine.cube_decision_ply(fb.position, st) == 0:
+            kept += 1
+            assert got is not None, line
+        else:
+            looked += 1
+            assert got is None, line
+    assert kept >= 50 and looked >= 50, (kept, looked)
 
 
 @given(b=fibs_boards("gnubg_external"))
