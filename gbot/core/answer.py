@@ -77,6 +77,7 @@ from gbot.core.cubemath import (
     action_of,
     answer_of,
     beaver_allowed,
+    clear_verdict,
     clip_probs,
     cube_values,
     cube_values_rows,
@@ -160,7 +161,7 @@ class Settings(NamedTuple):
     (:data:`FALLBACK`)."""
     cube_screen: float
     """With ``cube_lookahead``: the engine's :data:`gbot.engine.engine.CUBE_SCREEN` where it
-    skips the look-ahead on a clear static verdict, 0.0 where it always looks ahead."""
+    skips the look-ahead on a clear static verdict, infinity where it always looks ahead."""
     short_bearoff: int
     """The engine's cube decisions look ahead in bear-offs with at most this many checkers
     a side (:func:`gbot.core.facts.bearoff_within`): left to the general path."""
@@ -307,7 +308,7 @@ def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
         win = _static_win(board, s.bearoff, nets, w)
         if win < 0.0:
             return FALLBACK
-    dead = length > 0 and fields[OUT_CUBE] >= length - fields[OUT_SCORE_OPP]   # theirs at stake
+    dead = _dead_for_opponent(fields)
     if win < s.no_double_below and not post and not dead:   # (post-Crawford: the free double)
         return ROLL
     cls, pips = class_and_pips(read_only(board))
@@ -315,13 +316,21 @@ def _answer(board: I8, win: float, s: Settings, nets: Nets, w: Work) -> int:
         return FALLBACK                       # short bear-offs get a look-ahead decision
     if length != 0:
         return NEED_CUBE                      # match play: the cube model, match_cube()
-    if (s.cube_cap != 0 or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE
-            or (s.cube_lookahead and s.cube_screen <= 0.0)):
-        return FALLBACK                       # a capped cube or a look-ahead: the engine's
+    if s.cube_cap != 0 or fields[OUT_CUBE] > JANOWSKI_MAX_CUBE:
+        return FALLBACK                       # a capped cube: the engine's
     verdict = _money_doubles(w.play.probs[0], cls, pips, fields[OUT_OWNER], s)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL
+
+
+@jit
+def _dead_for_opponent(fields: I64) -> bool:
+    """Whether, in the match of the line read into ``fields``, winning this game at the
+    present cube already gives the opponent the match (the cube is theirs at stake:
+    :func:`gbot.engine.engine.dead_for_opponent`)."""
+    length = fields[OUT_LENGTH]
+    return bool(length > 0 and fields[OUT_CUBE] >= length - fields[OUT_SCORE_OPP])
 
 
 @jit
@@ -441,15 +450,6 @@ def _match_value(raw: F64, checked: F64, can: bool, win_mwc: float, lose_mwc: fl
 
 
 @jit
-def clear_verdict(nd: float, dt: float, dp: float, screen: float) -> bool:
-    """Whether a static cube decision with the normalised equities ``nd``, ``dt``, ``dp`` is
-    clear by ``screen`` on the double (doubling loses at least that much against not
-    doubling) and on the answer (taking and passing differ by more): where a look-ahead engine
-    keeps the static decision (:data:`gbot.engine.engine.CUBE_SCREEN`)."""
-    return min(dt, dp) - nd < -screen and abs(dp - dt) > screen
-
-
-@jit
 def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float, screen: float
                    ) -> int:
     """1 when the side on roll should double, 0 when not, from the level model's raw values
@@ -552,10 +552,6 @@ def match_cube(settings: Settings, work: Work, mine: Situation) -> int:
     the cube is not dead for the opponent)."""
     c = mine
     s = settings
-    fields = work.fields
-    dead = fields[OUT_CUBE] >= fields[OUT_LENGTH] - fields[OUT_SCORE_OPP]
-    if s.cube_lookahead and not dead and s.cube_screen <= 0.0:
-        return FALLBACK
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = work.fields[i]
@@ -573,8 +569,9 @@ def match_cube(settings: Settings, work: Work, mine: Situation) -> int:
         return FALLBACK
     if not c.can:
         return ROLL
+    screened = s.cube_lookahead and not _dead_for_opponent(work.fields)
     verdict = _match_doubles(raw, checked, c.win_mwc, c.lose_mwc,
-                             s.cube_screen if s.cube_lookahead and not dead else 0.0)
+                             s.cube_screen if screened else 0.0)
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL

@@ -649,6 +649,15 @@ def response_of(dt: float, dp: float, beavers: bool) -> int:
 
 
 @jit
+def clear_verdict(nd: float, dt: float, dp: float, screen: float) -> bool:
+    """Whether a static cube decision with the normalised equities ``nd``, ``dt``, ``dp`` is
+    clear by ``screen`` on the double (doubling loses at least that much against not
+    doubling) and on the answer (taking and passing differ by more): where a look-ahead engine
+    keeps the static decision (:data:`gbot.engine.engine.CUBE_SCREEN`)."""
+    return min(dt, dp) - nd < -screen and abs(dp - dt) > screen
+
+
+@jit
 def action_of(nd: float, dt: float, dp: float, win_gammon: float, beavers: bool) -> int:
     """What the side on roll should do, from its cubeful no double, double/take and
     double/pass values: double when that beats playing on (``min(DT, DP) > ND``, a beavered

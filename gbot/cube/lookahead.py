@@ -174,7 +174,8 @@ def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets
 
 
 def _is_over(board: npt.NDArray[np.int8]) -> bool:
-    return not bool(np.any(board > 0)) or not bool(np.any(board < 0))
+    """Whether the game of ``board`` has ended (a side has no checker left)."""
+    return bool(_over_rows(board.reshape(1, 26))[0])
 
 
 def _pruned_replies(ev: EvaluatorProtocol, boards: npt.NDArray[np.int8], caucasian: bool
@@ -257,7 +258,7 @@ def _pruned_level(boards: npt.NDArray[np.int8], rows: npt.NDArray[np.float64],
 
 
 def _over_rows(boards: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
-    """:func:`_is_over` of each board of ``boards`` ``[n, 26]``."""
+    """Whether the game of each board of ``boards`` ``[n, 26]`` has ended."""
     over: npt.NDArray[np.bool_] = ~(np.any(boards > 0, axis=1) & np.any(boards < 0, axis=1))
     return over
 
@@ -355,10 +356,8 @@ def _leaf_level_values(nodes: list[Node], ctx: CubeContext) -> npt.NDArray[np.fl
         eqs[:, 1] = raw[1] / c
     else:
         win, lose = cube_mwcs(ctx)
-        if win == lose:
-            mwc_to_equity(0.0, win, lose)                     # raises as _from_values does
-        eqs[:, 0] = (2.0 * raw[0] - win - lose) / (win - lose)
-        eqs[:, 1] = (2.0 * raw[1] - win - lose) / (win - lose)
+        eqs[:, 0] = mwc_to_equity(raw[0], win, lose)
+        eqs[:, 1] = mwc_to_equity(raw[1], win, lose)
         values = np.empty((n, 3), dtype=np.float64)
         values[:, 0] = raw[0]
         values[:, 1] = raw[1]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -147,8 +148,12 @@ def default_table() -> MatchEquityTable:
 # -- equity conversions ------------------------------------------------------------------------
 
 
-def mwc_to_equity(mwc: float, win_mwc: float, lose_mwc: float) -> float:
-    """Normalised match equity of a winning chance: +1 = ``win_mwc``, -1 = ``lose_mwc``.
+_Chance = TypeVar("_Chance", float, npt.NDArray[np.float64])
+
+
+def mwc_to_equity(mwc: _Chance, win_mwc: float, lose_mwc: float) -> _Chance:
+    """Normalised match equity of a winning chance (or of each of an array of them): +1 =
+    ``win_mwc``, -1 = ``lose_mwc``.
 
     ``win_mwc`` and ``lose_mwc`` are the chances after winning and after losing the current cube
     value (a single game). gnubg calls the result EMG (equivalent to money game).

@@ -119,7 +119,7 @@ def _clear_verdict(d: Any) -> bool:
     if not d.can_double:
         return False
     nd, dt, dp = d.equities
-    return bool(min(dt, dp) - nd < -CUBE_SCREEN and abs(dp - dt) > CUBE_SCREEN)
+    return bool(_cubemath.clear_verdict(nd, dt, dp, CUBE_SCREEN))
 
 
 SHORT_BEAROFF_CHECKERS = 6
@@ -214,7 +214,7 @@ class Engine:
             return _NoFastPath(r)
         return FastPath(ev, r, NO_DOUBLE_BELOW, NO_RESIGN_ABOVE,
                         cube_lookahead=self.cube_ply > 0,
-                        cube_screen=CUBE_SCREEN if self.cube_screen and self.cube_ply > 0 else 0.0,
+                        cube_screen=CUBE_SCREEN if self.cube_screen else math.inf,
                         short_bearoff=SHORT_BEAROFF_CHECKERS)
 
     # --- checker play ---------------------------------------------------------------------

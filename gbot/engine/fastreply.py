@@ -12,6 +12,7 @@ which is the reference for these replies (``tests/test_fast_answer.py`` holds th
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -162,9 +163,10 @@ class FastPath:
     (:data:`gbot.engine.engine.NO_DOUBLE_BELOW`, :data:`gbot.engine.engine.NO_RESIGN_ABOVE`);
     ``cube_lookahead``: the engine decides the cube by a look-ahead (:attr:`Engine.cube_ply`),
     so every cube decision that needs more than the no-double screen is left to it, except
-    where ``cube_screen`` (the engine's :data:`gbot.engine.engine.CUBE_SCREEN` where it screens,
-    else 0.0) finds the static verdict clear, or a match's cube is dead for the opponent, as the
-    engine then keeps the static decision (take questions are always left to it);
+    where ``cube_screen`` (the engine's :data:`gbot.engine.engine.CUBE_SCREEN` where it
+    screens, else infinity) finds the static verdict clear, or a match's cube is dead for the
+    opponent, as the engine then keeps the static decision (take questions are always left to
+    it);
     ``short_bearoff``: the engine's cube decisions in bear-offs with at most this many
     checkers a side look ahead (:data:`gbot.engine.engine.SHORT_BEAROFF_CHECKERS`), and are left to
     it (the default: every bear-off).
@@ -172,7 +174,7 @@ class FastPath:
 
     def __init__(self, evaluator: Evaluator, rules: Rules, no_double_below: float,
                  no_resign_above: float, *, cube_lookahead: bool = False,
-                 cube_screen: float = 0.0, short_bearoff: int = 15) -> None:
+                 cube_screen: float = math.inf, short_bearoff: int = 15) -> None:
         self.evaluator = evaluator
         self.rules = rules
         self.cube_lookahead = cube_lookahead
