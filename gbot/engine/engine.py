@@ -93,8 +93,9 @@ PLAY_PLY = 2
 ``play``): gnubg's own default depth, and the deepest whose decisions stay within the time
 budget of a player at a table, 0.25 s a decision at the 99th percentile on one core
 (``scripts/bench_prune.py``, distinct contact positions with the shipped pruning networks:
-2-ply mean 6.0 ms, p99 31 ms over 3,000; 3-ply mean 74 ms, p99 0.54 s over 150). ``--ply 0``
-plays in microseconds, for speed."""
+2-ply mean 6.0 ms, p99 31 ms over 3,000; 3-ply mean 74 ms, p99 0.54 s over 150). 3-ply
+measured no stronger against gnubg's World class in 7-point matches (TRAINING_LOG.md, 3-ply
+checker play and cube). ``--ply 0`` plays in microseconds, for speed."""
 
 CUBE_PLY = 2
 """The least look-ahead of the engine's cube decisions (double, take, beaver): a 0-ply engine
