@@ -416,7 +416,7 @@ def _money_doubles(p: F64, cls: int, pips: int, owner: int, s: Settings) -> int:
     e = np.empty(3, dtype=np.float64)
     if not _money_values(p, cls, pips, owner, s, checked, e):
         return -1
-    if s.cube_lookahead and not clear_verdict(e[0], e[1], e[2], s.cube_screen):
+    if not _keeps_static(e[0], e[1], e[2], s, nonliteral(False)):
         return -1
     a = action_of(e[0], e[1], e[2], checked[WIN_G], s.beavers)
     return 1 if doubles(a) else 0
@@ -450,14 +450,22 @@ def _match_value(raw: F64, checked: F64, can: bool, win_mwc: float, lose_mwc: fl
 
 
 @jit
-def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float, screen: float
-                   ) -> int:
+def _keeps_static(nd: float, dt: float, dp: float, s: Settings, dead: bool) -> bool:
+    """Whether the engine of ``s`` decides a double with the normalised equities ``nd``,
+    ``dt``, ``dp`` by the static cube model: it does not look ahead, or the match cube is
+    ``dead`` for the opponent, or its screen finds the verdict clear (:func:`clear_verdict`)."""
+    return not s.cube_lookahead or dead or clear_verdict(nd, dt, dp, s.cube_screen)
+
+
+@jit
+def _match_doubles(raw: F64, checked: F64, win_mwc: float, lose_mwc: float, s: Settings,
+                   dead: bool) -> int:
     """1 when the side on roll should double, 0 when not, from the level model's raw values
-    (match); -1 when ``screen`` (above 0) finds the verdict not clear (:func:`clear_verdict`)."""
+    (match); -1 where the engine looks ahead instead (:func:`_keeps_static`)."""
     nd = emg(raw[0], win_mwc, lose_mwc)
     dt = emg(raw[1], win_mwc, lose_mwc)
     dp = emg(raw[2], win_mwc, lose_mwc)
-    if screen > 0.0 and not clear_verdict(nd, dt, dp, screen):
+    if not _keeps_static(nd, dt, dp, s, dead):
         return -1
     return 1 if doubles(action_of(nd, dt, dp, checked[WIN_G], nonliteral(False))) else 0
 
@@ -551,7 +559,6 @@ def match_cube(settings: Settings, work: Work, mine: Situation) -> int:
     path reports; for a look-ahead engine, a verdict its screen does not find clear where
     the cube is not dead for the opponent)."""
     c = mine
-    s = settings
     board = np.empty(26, dtype=np.int8)
     for i in range(26):
         board[i] = work.fields[i]
@@ -569,9 +576,8 @@ def match_cube(settings: Settings, work: Work, mine: Situation) -> int:
         return FALLBACK
     if not c.can:
         return ROLL
-    screened = s.cube_lookahead and not _dead_for_opponent(work.fields)
-    verdict = _match_doubles(raw, checked, c.win_mwc, c.lose_mwc,
-                             s.cube_screen if screened else 0.0)
+    verdict = _match_doubles(raw, checked, c.win_mwc, c.lose_mwc, settings,
+                             _dead_for_opponent(work.fields))
     if verdict < 0:
         return FALLBACK
     return DOUBLE if verdict == 1 else ROLL

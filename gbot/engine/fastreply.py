@@ -177,7 +177,6 @@ class FastPath:
                  cube_screen: float = math.inf, short_bearoff: int = 15) -> None:
         self.evaluator = evaluator
         self.rules = rules
-        self.cube_lookahead = cube_lookahead
         self.settings = _an.Settings(
             caucasian=bool(evaluator.caucasian), bearoff=bool(evaluator.exact_bearoff),
             cube_enabled=bool(rules.cube_enabled), max_cube=int(rules.max_cube),
