@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import gbot
-from gbot.analysis.rollout import Rollout, RolloutResult, RolloutSettings
+from gbot.analysis.rollout import Rollout, RolloutError, RolloutResult, RolloutSettings
 from tests.test_rollout import _last_roll
 
 OPENING = gbot.Position.from_id("4HPwATDgc/ABMA")
@@ -107,6 +109,31 @@ def test_figures_do_not_depend_on_chunks_across_the_last_block() -> None:
     whole = Rollout(base).cube(OPENING, state)
     assert Rollout(RolloutSettings(trials=40, seed=4, truncate=8, chunk=5, batch=20)
                    ).cube(OPENING, state) == whole
+
+
+@pytest.mark.parametrize("state", [gbot.MatchState(),
+                                   gbot.MatchState(match_length=5, score=(2, 1))])
+def test_position_and_cube_from_one_set_of_trials_equal_the_two_rollouts(
+        state: gbot.MatchState) -> None:
+    """One set of trials gives the position's and the cube decision's figures, each equal to
+    its own rollout on the same seed, money and match."""
+    s = RolloutSettings(trials=40, seed=9, truncate=6)
+    whole, cube = Rollout(s).position_and_cube(OPENING, state)
+    assert whole == Rollout(s).position(OPENING, state)
+    assert cube == Rollout(s).cube(OPENING, state)
+    assert whole.cubeful is not None and cube.no_double.trials == whole.trials == 40
+
+
+def test_finish_by_starts_no_block_that_would_end_past_it() -> None:
+    """A bound the next block cannot meet stops the rollout after its first whole block (never
+    fewer); a bound far off leaves every trial played."""
+    soon = RolloutSettings(trials=108, seed=3, truncate=4, batch=12, chunk=12,
+                           finish_by=time.monotonic() + 1e-3)
+    assert Rollout(soon).position(OPENING).trials == 36
+    later = replace(soon, finish_by=time.monotonic() + 3600.0)
+    assert Rollout(later).position(OPENING).trials == 108
+    with pytest.raises(RolloutError, match="finish_by"):
+        RolloutSettings(finish_by=float("nan"))
 
 
 def test_min_se_stops_only_after_whole_blocks() -> None:

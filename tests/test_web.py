@@ -856,8 +856,9 @@ def test_a_rollout_past_its_share_of_the_time_bound_answers_with_the_trials_play
     quick = service.rollout({"position": START, "trials": 36, "seed": 4})
     block = time.monotonic() - began                       # one block and the cube's, here and now
     assert quick["stopped_early"] is False and quick["position"]["trials"] == 36
-    # the bound leaves the position's share (half) several blocks and room for the block under
-    # way and the cube's own block; 1296 trials are 36 blocks, far past it
+    # the bound leaves the position's share (half) several blocks and the other half for the
+    # block under way (the cube decision comes from the same trials); 1296 trials are 36
+    # blocks, far past it
     app = create_app(service, threads=2, timeout=max(24.0, 8 * block))
     with TestClient(app) as c:
         r = c.post("/rollout", json={"position": START, "trials": 1296, "seed": 4})

@@ -95,7 +95,9 @@ class RolloutSettings:
     checked every ``batch`` trials (only where the trials done fill whole blocks of 36, or
     once past the stratified ones). ``stop_at``: a :func:`time.monotonic` time after which no
     more trials start once a position has whole blocks of 36 (at least one; 0: no time bound);
-    each result's ``trials`` says how many were played. ``checker_ply``: the ply of the plays
+    ``finish_by``: a :func:`time.monotonic` time by which the rollout is to be done: no further
+    block starts that the pace so far says would end after it (0: no bound); with either
+    bound each result's ``trials`` says how many were played. ``checker_ply``: the ply of the plays
     inside the rollout (0, or 1 or 2: the evaluator's choice at that ply among the candidates
     its move filters keep, :data:`gbot.eval.evaluator.DEFAULT_FILTERS`); ``cube_ply``: the ply
     of the probabilities the cube model decides on in the cubeful replay (0, 1 or 2, as
@@ -119,6 +121,7 @@ class RolloutSettings:
     checker_ply: int = 0
     cube_ply: int = 0
     stop_at: float = 0.0
+    finish_by: float = 0.0
 
     def __post_init__(self) -> None:
         """Reject settings that cannot run."""
@@ -135,8 +138,9 @@ class RolloutSettings:
             raise RolloutError(f"workers must be >= 1 and seed within 0..2**32-1: {self!r}")
         if not (self.min_se >= 0.0 and math.isfinite(self.min_se)):
             raise RolloutError(f"min_se must be a number >= 0, got {self.min_se!r}")
-        if not (self.stop_at >= 0.0 and math.isfinite(self.stop_at)):
-            raise RolloutError(f"stop_at must be a number >= 0, got {self.stop_at!r}")
+        for name, t in (("stop_at", self.stop_at), ("finish_by", self.finish_by)):
+            if not (t >= 0.0 and math.isfinite(t)):
+                raise RolloutError(f"{name} must be a number >= 0, got {t!r}")
         if self.checker_ply not in ROLLOUT_PLIES or self.cube_ply not in ROLLOUT_PLIES:
             raise RolloutError(f"checker_ply and cube_ply must be 0, 1 or 2, got "
                                f"{self.checker_ply!r} and {self.cube_ply!r}")
@@ -432,7 +436,8 @@ class Rollout:
             return None
         import hashlib
 
-        s = replace(self.settings, workers=1, backend="process", ray_address=None, stop_at=0.0)
+        s = replace(self.settings, workers=1, backend="process", ray_address=None, stop_at=0.0,
+                    finish_by=0.0)
         key = hashlib.sha1(boards.tobytes()
                            + repr((s, cubeful, self.weights, _CKPT_FORMAT)).encode())
         return self.checkpoint / f"rollout-{key.hexdigest()[:16]}.npz"
@@ -456,12 +461,16 @@ class Rollout:
                             got[k].lucks.append(z[f"lucks{k}"])
         pool = _backend(s)
         cancel = True
+        began, played = time.monotonic(), 0
         try:
             while True:
                 tasks = []
+                # seconds the next block of every position would take at the pace so far
+                ahead = (time.monotonic() - began) / played * BLOCK * m if played else 0.0
                 for k in range(m):
                     done = got[k].count
-                    if done >= s.trials or self._precise(got[k], done) or self._late(done):
+                    if (done >= s.trials or self._precise(got[k], done)
+                            or self._late(done, ahead)):
                         continue
                     end = min(s.trials, (done // s.batch + 1) * s.batch)
                     for t0 in range(done, end, s.chunk):
@@ -473,6 +482,7 @@ class Rollout:
                     break
                 for task, out, plies, ends, rec in map_ordered(pool, tasks):
                     k = int(task.keys[0])
+                    played += task.n
                     got[k].out.append(out[0])
                     got[k].plies.append(plies[0])
                     got[k].ends.append(ends[0])
@@ -498,13 +508,17 @@ class Rollout:
         eq = np.concatenate(t.out) @ _EQ - 1.0
         return bool(eq.std(ddof=1) / math.sqrt(done) < self.settings.min_se)
 
-    def _late(self, done: int) -> bool:
-        """Whether the ``stop_at`` time bound stops a position after ``done`` trials: past the
-        time, with at least one whole block and never inside a block of stratified trials."""
+    def _late(self, done: int, ahead: float) -> bool:
+        """Whether a time bound stops a position after ``done`` trials: past ``stop_at``, or
+        where the next block (``ahead`` seconds) would end past ``finish_by``; only with at
+        least one whole block and never inside a block of stratified trials."""
         s = self.settings
-        if s.stop_at <= 0.0 or done < BLOCK or time.monotonic() < s.stop_at:
+        if (s.stop_at <= 0.0 and s.finish_by <= 0.0) or done < BLOCK:
             return False
-        return done >= stratified_trials(s) or done % BLOCK == 0
+        if done < stratified_trials(s) and done % BLOCK:
+            return False
+        now = time.monotonic()
+        return (0.0 < s.stop_at <= now) or (0.0 < s.finish_by < now + ahead)
 
     @staticmethod
     def _save(ckpt: Path | None, got: list[_Trials], cubeful: bool) -> None:
@@ -550,11 +564,25 @@ class Rollout:
         arr = _as_boards(np.asarray(pos.board))
         if state is None:
             return self.boards(arr)[0]
-        t = self._trials(arr, True)[0]
+        return self._position_of(self._trials(arr, True)[0], state)
+
+    def position_and_cube(self, pos: Any, state: Any) -> tuple[RolloutResult, CubeRollout]:
+        """:meth:`position` and :meth:`cube` of ``pos`` in ``state`` from one set of trials:
+        the same figures as the two calls, for the time of one."""
+        t = self._trials(_as_boards(np.asarray(pos.board)), True)[0]
+        return self._position_of(t, state), self._cube_of(t, state)
+
+    def _position_of(self, t: _Trials, state: Any) -> RolloutResult:
+        """The cubeless and cubeful figures of a position's trials ``t``."""
         res = self._cubeless(t, False)
         vals, mwc = replay(t.as_played(), state, "free", cube_ply=self.settings.cube_ply,
                            weights=self.weights)
         return with_cubeful(res, vals, mwc)
+
+    def _cube_of(self, t: _Trials, state: Any) -> CubeRollout:
+        """The cube decision of the side on roll from a position's trials ``t``."""
+        return decide_branches(self._cubeless(t, False), t.as_played(), state,
+                               cube_ply=self.settings.cube_ply, weights=self.weights)
 
     def plays(self, pos: Any, dice: Sequence[int], state: Any = None,
               candidates: int | None = None, ply: int = 0) -> list[PlayRollout]:
@@ -585,10 +613,7 @@ class Rollout:
 
     def cube(self, pos: Any, state: Any) -> CubeRollout:
         """The cube decision of the side on roll of ``pos`` in ``state``, rolled out."""
-        arr = _as_boards(np.asarray(pos.board))
-        t = self._trials(arr, True)[0]
-        return decide_branches(self._cubeless(t, False), t.as_played(), state,
-                               cube_ply=self.settings.cube_ply, weights=self.weights)
+        return self._cube_of(self._trials(_as_boards(np.asarray(pos.board)), True)[0], state)
 
 
 def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],

@@ -437,9 +437,13 @@ class Service:
         # in steps of ROLLOUT_STEP trials, between which an abandoned request stops (the same
         # figures whatever the step)
         left = time_left()
-        stop_at = time.monotonic() + ROLLOUT_SHARE * max(left, 0.0) if left is not None else 0.0
+        now = time.monotonic()
+        stop_at = finish_by = 0.0
+        if left is not None:
+            stop_at = now + ROLLOUT_SHARE * max(left, 0.0)
+            finish_by = now + ROLLOUT_FINISH * max(left, 0.0)
         ro = Rollout(RolloutSettings(trials=trials, seed=seed, workers=1, batch=ROLLOUT_STEP,
-                                     chunk=ROLLOUT_STEP, stop_at=stop_at),
+                                     chunk=ROLLOUT_STEP, stop_at=stop_at, finish_by=finish_by),
                      progress=check_cancelled)
         st = replace(sit.state, player_to_act=sit.state.player_on_roll, double_offered=False,
                      resign_offered=0, dice=(0, 0))
@@ -454,25 +458,26 @@ class Service:
                             for i, r in enumerate(rows, 1)]
             out["stopped_early"] = any(r.result.trials < trials for r in rows)
             return out
-        whole = ro.position(sit.position, st)
-        out["position"] = _rollout_json(whole)
-        out["stopped_early"] = whole.trials < trials
-        if st.may_double(st.player_on_roll):
-            check_cancelled()
-            c = ro.cube(sit.position, st)
+        if not st.may_double(st.player_on_roll):
+            whole = ro.position(sit.position, st)
+        else:
+            whole, c = ro.position_and_cube(sit.position, st)
             out["cube"] = {"action": c.action, "response": c.response,
                            "no_double": _rollout_json(c.no_double),
                            "double_take": _rollout_json(c.double_take),
                            "double_pass": c.double_pass}
-            out["stopped_early"] |= min(c.no_double.trials, c.double_take.trials) < trials
+        out["position"] = _rollout_json(whole)
+        out["stopped_early"] = whole.trials < trials
         return out
-
 
 MAX_ROLLOUT_PLAYS = 5
 ROLLOUT_SHARE = 0.5
 """The part of a request's remaining time in which its rollout starts new trials (the rest is
-for the trials under way and the cube decision's own rollout); then the figures of the trials
+for the trials under way and the answer); then the figures of the trials
 played are the answer, marked ``stopped_early``."""
+ROLLOUT_FINISH = 0.9
+"""The part of a request's remaining time by which its rollout is done: no block starts that
+the rollout's pace so far says would end later (the rest is for the answer)."""
 ROLLOUT_STEP = 12
 """Trials a rollout plays between two looks at whether its request was abandoned."""
 
