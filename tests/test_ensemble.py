@@ -16,6 +16,7 @@ from gbot.core import forward as F
 from gbot.eval.net import Networks
 from gbot.train.cli import cli
 from gbot.train.ensemble import average_logits, combine, new_units, pad_units, widen
+from tests.padded import LIVE, padded_crashed
 from tests.randomplay import random_positions, random_race_positions
 
 
@@ -158,12 +159,12 @@ def test_widened_networks_compute_what_they_did(boards: dict[str, np.ndarray]) -
 
 def test_widening_a_padded_network_refreshes_its_zero_units(
         boards: dict[str, np.ndarray]) -> None:
-    # the shipped crashed network has 128 live units zero-padded to the common width (the race
-    # network had too): widening it at that width once returned the padding unchanged, units
-    # that can only learn alike
-    base = Networks.default()
+    # a network of 128 live units stored zero-padded to the common width (as v8-v13 stored
+    # their crashed network): widening it at that width once returned the padding unchanged,
+    # units that can only learn alike
+    base = padded_crashed()
+    live = LIVE
     crashed = base.nets["crashed"]
-    live = int(np.flatnonzero(np.any(crashed["w1"] != 0, axis=0))[-1]) + 1
     assert live < base.hidden and not crashed["w1"][:, live:].any()
     grown = widen(base, base.hidden, seed=5, names=("crashed",))
     new = grown.nets["crashed"]

@@ -16,6 +16,7 @@ from gbot.errors import WeightsError
 from gbot.eval.net import Networks
 from gbot.game.notations import position_id
 from tests.handboards import board_of
+from tests.padded import padded_crashed
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_positions.csv"
 EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -386,14 +387,14 @@ def test_train_only_one_network_keeps_the_others(tmp_path: Path, heldout: tuple)
 
 
 def test_fine_tuning_a_padded_network_keeps_its_width(tmp_path: Path, heldout: tuple) -> None:
-    """The shipped crashed network is narrower than the file's width: a fine-tune trains its
-    own units and leaves the padding zero (so evaluation still stops at its last unit)."""
+    """A crashed network narrower than the file's width: a fine-tune trains its own units and
+    leaves the padding zero (so evaluation still stops at its last unit)."""
     pytest.importorskip("torch")
     from gbot.train.fit import padding_units
     from gbot.train.supervised import default_configs, train_networks
 
     boards, probs = heldout
-    init = Networks.default()
+    init = padded_crashed()
     pad = padding_units(init.nets["crashed"])
     assert 0 < int(pad.sum()) < init.hidden
     crashed = C.classify_many(boards) == C.CRASHED
