@@ -470,6 +470,7 @@ class Service:
         out["stopped_early"] = whole.trials < trials
         return out
 
+
 MAX_ROLLOUT_PLAYS = 5
 ROLLOUT_SHARE = 0.5
 """The part of a request's remaining time in which its rollout starts new trials (the rest is
