@@ -564,24 +564,26 @@ class Rollout:
         arr = _as_boards(np.asarray(pos.board))
         if state is None:
             return self.boards(arr)[0]
-        return self._position_of(self._trials(arr, True)[0], state)
+        t = self._trials(arr, True)[0]
+        return self._position_of(t, self._cubeless(t, False), state)
 
     def position_and_cube(self, pos: Any, state: Any) -> tuple[RolloutResult, CubeRollout]:
         """:meth:`position` and :meth:`cube` of ``pos`` in ``state`` from one set of trials:
         the same figures as the two calls, for the time of one."""
         t = self._trials(_as_boards(np.asarray(pos.board)), True)[0]
-        return self._position_of(t, state), self._cube_of(t, state)
-
-    def _position_of(self, t: _Trials, state: Any) -> RolloutResult:
-        """The cubeless and cubeful figures of a position's trials ``t``."""
         res = self._cubeless(t, False)
+        return self._position_of(t, res, state), self._cube_of(t, res, state)
+
+    def _position_of(self, t: _Trials, res: RolloutResult, state: Any) -> RolloutResult:
+        """The cubeless figures ``res`` of a position's trials ``t`` with the cubeful ones."""
         vals, mwc = replay(t.as_played(), state, "free", cube_ply=self.settings.cube_ply,
                            weights=self.weights)
         return with_cubeful(res, vals, mwc)
 
-    def _cube_of(self, t: _Trials, state: Any) -> CubeRollout:
-        """The cube decision of the side on roll from a position's trials ``t``."""
-        return decide_branches(self._cubeless(t, False), t.as_played(), state,
+    def _cube_of(self, t: _Trials, res: RolloutResult, state: Any) -> CubeRollout:
+        """The cube decision of the side on roll from a position's trials ``t`` (their cubeless
+        figures ``res``)."""
+        return decide_branches(res, t.as_played(), state,
                                cube_ply=self.settings.cube_ply, weights=self.weights)
 
     def plays(self, pos: Any, dice: Sequence[int], state: Any = None,
@@ -613,7 +615,8 @@ class Rollout:
 
     def cube(self, pos: Any, state: Any) -> CubeRollout:
         """The cube decision of the side on roll of ``pos`` in ``state``, rolled out."""
-        return self._cube_of(self._trials(_as_boards(np.asarray(pos.board)), True)[0], state)
+        t = self._trials(_as_boards(np.asarray(pos.board)), True)[0]
+        return self._cube_of(t, self._cubeless(t, False), state)
 
 
 def with_cubeful(res: RolloutResult, vals: npt.NDArray[np.float64],
