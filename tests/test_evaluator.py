@@ -7,6 +7,8 @@ search, not the weights. Tests with the shipped networks skip until they exist.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.queues
 import threading
 from pathlib import Path
 
@@ -414,6 +416,71 @@ def test_threads_agree_with_serial() -> None:
     for t in threads:
         t.join()
     assert got == want
+
+
+def test_searches_split_between_threads_give_the_serial_figures() -> None:
+    """A 2-ply hint and a 2-ply cube look-ahead split over 2 or 3 threads give bit for bit what
+    one thread gives (each board's values do not depend on the batch it is in)."""
+    from gbot.cube.cubeful import CubeContext
+    from gbot.cube.lookahead import lookahead_cubeful
+
+    nets = _shipped().networks
+    serial, split2, split3 = (Evaluator(networks=nets, threads=n) for n in (1, 2, 3))
+    for pid in CONTACT[:3] + CRASHED:
+        pos = Position.from_id(pid)
+        want = serial.hint(pos, (4, 2), ply=2)
+        assert split2.hint(pos, (4, 2), ply=2) == want
+        assert split3.hint(pos, (4, 2), ply=2) == want
+        board = np.asarray(pos.board, dtype=np.int8)
+        want_cube = lookahead_cubeful(board, CubeContext(), serial, 2)
+        assert lookahead_cubeful(board, CubeContext(), split3, 2) == want_cube
+
+
+def test_default_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gbot.eval.evaluator import MAX_THREADS, default_threads
+
+    monkeypatch.setenv("GBOT_THREADS", "3")
+    assert default_threads() == 3 and Evaluator(networks=TinyNet()).threads == 3
+    monkeypatch.delenv("GBOT_THREADS")
+    assert 1 <= default_threads() <= MAX_THREADS
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("GBOT_THREADS", bad)
+        with pytest.raises(EvaluatorError, match="GBOT_THREADS"):
+            default_threads()
+    with pytest.raises(EvaluatorError, match="threads"):
+        Evaluator(networks=TinyNet(), threads=0)
+
+
+def _child_default_threads(q: multiprocessing.queues.Queue[int]) -> None:
+    from gbot.eval.evaluator import default_threads
+    q.put(default_threads())
+
+
+def _child_search(ev: Evaluator, q: multiprocessing.queues.Queue[object]) -> None:
+    q.put(ev.probabilities(Position.from_id(CONTACT[1]), ply=2))
+
+
+def test_worker_processes_search_on_one_thread_and_a_fork_gets_fresh_helpers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes of batch jobs default to one thread; an evaluator whose helper threads
+    were started before a fork still searches in the child (threads do not survive a fork)."""
+    monkeypatch.delenv("GBOT_THREADS", raising=False)
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_default_threads, args=(q,))
+    p.start()
+    assert q.get(timeout=60) == 1
+    p.join(60)
+    ev = Evaluator(networks=TinyNet(), threads=2)
+    want = ev.probabilities(Position.from_id(CONTACT[1]), ply=2)   # helpers started
+    p = ctx.Process(target=_child_search, args=(ev, q))
+    p.start()
+    try:
+        assert q.get(timeout=60) == want
+        p.join(60)
+        assert p.exitcode == 0
+    finally:
+        p.kill()
 
 
 # --- against gnubg-nn: its net plugged into our search -------------------------------------

@@ -33,7 +33,9 @@ measures what it saves and costs.
 Every network call is one batch over all candidates and rolls of a level, each distinct board
 evaluated once (:mod:`gbot.core.dedup`). Within one decision, the replies a stage picked for
 a candidate are reused when a deeper stage searches that candidate again (the same figures);
-nothing is cached between calls. With
+nothing is cached between calls. A level with enough boards is split between threads
+(``threads``, default :func:`default_threads`): the kernels release the GIL, and each board's
+figures do not depend on the batch it is in, so the results are the same. With
 :class:`gbot.eval.net.Networks`, 0-ply best plays and 0-ply values take one kernel call
 (:mod:`gbot.core.bestplay`), checked against the general search when first used. An
 :class:`Evaluator` may be shared by threads: scratch space is per thread and the networks are
@@ -43,9 +45,11 @@ loaded once under a lock (their ``evaluate`` must be thread-safe itself).
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -104,6 +108,30 @@ class MoveFilter:
 
 PRUNE_KEEP = 4
 """Replies per roll that the full networks score after pruning (when a pruner is present)."""
+
+MAX_THREADS = 4
+"""The most threads one search splits its reply picks over by default."""
+SPLIT_MIN_BOARDS = 4
+"""A search splits a level's reply picks between threads only where each thread gets at least
+this many boards (21 rolls each): below it the hand-over costs more than it saves."""
+
+
+def default_threads() -> int:
+    """Threads a search may use by default: ``$GBOT_THREADS`` where set; 1 in a worker process
+    (batch jobs already keep every core busy with processes); else the usable cores, at most
+    :data:`MAX_THREADS`."""
+    env = os.environ.get("GBOT_THREADS", "").strip()
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise EvaluatorError(f"GBOT_THREADS must be a whole number >= 1, got {env!r}") from None
+        if n < 1:
+            raise EvaluatorError(f"GBOT_THREADS must be a whole number >= 1, got {env!r}")
+        return n
+    if multiprocessing.parent_process() is not None:
+        return 1
+    return max(1, min(MAX_THREADS, len(os.sched_getaffinity(0))))
 
 DEFAULT_FILTERS: tuple[MoveFilter, ...] = (MoveFilter(8, 0.16), MoveFilter(3, 0.04))
 """Stage ``j`` cuts the candidates after their ``j``-ply scores; the last one repeats.
@@ -266,14 +294,16 @@ class Evaluator:
     ``exact_bearoff`` (default) scores positions with every checker home from the exact
     bear-off tables of :mod:`gbot.eval.bearoff` instead of the networks. ``prune`` (default:
     the networks' ``prune`` attribute, if any) and ``prune_keep`` set the inner-level pruning
-    described in the module docstring; ``prune=False`` turns it off.
+    described in the module docstring; ``prune=False`` turns it off. ``threads`` (default
+    :func:`default_threads`): how many threads a 1- or more-ply search splits each level's
+    reply picks over (the same results whatever the number).
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  networks: BoardEvaluator | None = None, caucasian: bool = False,
                  filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
                  exact_bearoff: bool = True, prune: BoardEvaluator | bool | None = None,
-                 prune_keep: int = PRUNE_KEEP) -> None:
+                 prune_keep: int = PRUNE_KEEP, threads: int | None = None) -> None:
         if path is not None and networks is not None:
             raise EvaluatorError(f"give weights {path!r} or networks, not both")
         if not filters:
@@ -289,6 +319,12 @@ class Evaluator:
         self._prune_off = prune is False
         self._prune = None if isinstance(prune, bool) else prune
         self.prune_keep = prune_keep
+        if threads is None:
+            threads = default_threads()
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise EvaluatorError(f"threads must be an integer >= 1, got {threads!r}")
+        self.threads = threads
+        self._pool: tuple[int, ThreadPoolExecutor] | None = None   # (pid, helpers)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._kernel_args: _bp.Nets | None | bool = None   # None: not yet known
@@ -501,6 +537,47 @@ class Evaluator:
                 got = [memo[k] for k in keys]
                 return (np.concatenate([g[0] for g in got]),
                         np.concatenate([g[1] for g in got]))
+        picked, picked_probs = self._pick_split(boards, ws)
+        r = _ex.N_ROLLS
+        for i, k in enumerate(keys):
+            memo[k] = (picked[r * i:r * i + r], picked_probs[r * i:r * i + r])  # type: ignore[index]
+        return picked, picked_probs
+
+    def _pick_split(self, boards: Board, ws: _mg.Workspace
+                    ) -> tuple[Board, npt.NDArray[np.float64]]:
+        """:meth:`_pick` without the memo, its boards split between up to :attr:`threads`
+        threads (this one with ``ws``, each other with its own scratch)."""
+        n = boards.shape[0]
+        parts = min(self.threads, n // SPLIT_MIN_BOARDS)
+        if parts < 2:
+            return self._pick_part(boards, ws)
+        cuts = [n * j // parts for j in range(parts + 1)]
+        helpers = self._helpers()
+        rest = [helpers.submit(self._pick_here, boards[cuts[j]:cuts[j + 1]])
+                for j in range(1, parts)]
+        got = [self._pick_part(boards[:cuts[1]], ws)] + [f.result() for f in rest]
+        return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
+
+    def _helpers(self) -> ThreadPoolExecutor:
+        """This process's helper threads (a fresh set after a fork: threads do not survive one)."""
+        pid = os.getpid()
+        pool = self._pool
+        if pool is None or pool[0] != pid:
+            with self._lock:
+                pool = self._pool
+                if pool is None or pool[0] != pid:
+                    pool = (pid, ThreadPoolExecutor(self.threads - 1,
+                                                    thread_name_prefix="gbot-search"))
+                    self._pool = pool
+        return pool[1]
+
+    def _pick_here(self, boards: Board) -> tuple[Board, npt.NDArray[np.float64]]:
+        """:meth:`_pick_part` with this thread's scratch."""
+        return self._pick_part(np.ascontiguousarray(boards), self._scratch().ws)
+
+    def _pick_part(self, boards: Board, ws: _mg.Workspace
+                   ) -> tuple[Board, npt.NDArray[np.float64]]:
+        """For each board and roll, the reply picked (see :meth:`_pick`)."""
         children, offsets, probs, kinds, counts = self._expand(boards, ws)
         chosen = np.empty(offsets.shape[0] - 1, dtype=np.int64)
         pruner = self.pruner
@@ -518,11 +595,7 @@ class Evaluator:
                 _distinct(self.networks.evaluate, children, full.view(np.int8), 1, n_full,
                           probs)
             _ex.pick_best_of(probs, offsets, selected, chosen)
-        picked, picked_probs = children[chosen], probs[chosen]
-        r = _ex.N_ROLLS
-        for i, k in enumerate(keys):
-            memo[k] = (picked[r * i:r * i + r], picked_probs[r * i:r * i + r])  # type: ignore[index]
-        return picked, picked_probs
+        return children[chosen], probs[chosen]
 
     def best_replies(self, boards: npt.ArrayLike
                      ) -> tuple[Board, npt.NDArray[np.float64]]:

@@ -115,8 +115,10 @@ def _cpu_model() -> str:
 
 
 def machine() -> dict[str, str]:
-    """What a speed figure depends on: ``cores``, ``cpu``, ``load``, ``python``, ``numpy``,
-    ``numba``, ``gbot`` (all as text)."""
+    """What a speed figure depends on: ``cores``, ``cpu``, ``load``, ``threads`` (a search's
+    default, :func:`gbot.eval.evaluator.default_threads`), ``python``, ``numpy``, ``numba``,
+    ``gbot`` (all as text)."""
+    from gbot.eval.evaluator import default_threads
     from gbot.version import __version__
 
     cores = os.cpu_count() or 0
@@ -129,14 +131,15 @@ def machine() -> dict[str, str]:
     except (AttributeError, OSError):
         load = "unknown"
     return {"cores": f"{cores} cores ({usable} usable)", "cpu": _cpu_model(), "load": load,
-            "python": platform.python_version(), "numpy": np.__version__,
+            "threads": str(default_threads()), "python": platform.python_version(), "numpy": np.__version__,
             "numba": _version("numba"), "gbot": __version__}
 
 
 def machine_line() -> str:
     """:func:`machine` in one line."""
     m = machine()
-    return (f"{m['cores']}, {m['cpu']}, load average {m['load']}; gbot {m['gbot']}, "
+    return (f"{m['cores']}, {m['cpu']}, load average {m['load']}, {m['threads']} search "
+            f"thread(s); gbot {m['gbot']}, "
             f"Python {m['python']}, numpy {m['numpy']}, numba {m['numba']}")
 
 
