@@ -146,6 +146,8 @@ def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArra
 
 
 _ROLLS = np.array(ROLLS, dtype=np.int64)
+_ROLL_PARTS = {k: [np.ascontiguousarray(p) for p in np.array_split(_ROLLS, k)] for k in (2, 3, 4)}
+""":data:`ROLLS` in ``k`` consecutive parts, for ``k`` search threads."""
 _LOCAL = threading.local()
 
 
@@ -158,19 +160,33 @@ def _kernel_nets(ev: Any) -> Nets | None:
     return ev.kernel_arrays(tables=True)
 
 
-def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets
+def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets,
+                    ev: EvaluatorProtocol
                     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
     """Per roll of :data:`ROLLS` the 0-ply best result (opponent's view) and the opponent's
-    probabilities there, from :func:`gbot.core.cubetree.replies` (None if it cannot)."""
-    s = getattr(_LOCAL, "scratch", None)
-    if s is None:
-        s = _LOCAL.scratch = oneply.scratch(movegen.CAPACITY, movegen.TABLE_SIZE)
-    boards = np.empty((len(ROLLS), 26), dtype=np.int8)
-    probs = np.empty((len(ROLLS), 5), dtype=np.float64)
-    if cubetree.replies(frozen(board), caucasian, _ROLLS, s, movegen.HASH_KEYS, nets, boards,
-                        probs) != 0:
+    probabilities there, from :func:`gbot.core.cubetree.replies` (None if it cannot); the
+    rolls split between ``ev``'s search threads where it has several."""
+    fixed = frozen(board)
+
+    def part(rolls: npt.NDArray[np.int64]
+             ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]] | None:
+        s = getattr(_LOCAL, "scratch", None)
+        if s is None:
+            s = _LOCAL.scratch = oneply.scratch(movegen.CAPACITY, movegen.TABLE_SIZE)
+        boards = np.empty((len(rolls), 26), dtype=np.int8)
+        probs = np.empty((len(rolls), 5), dtype=np.float64)
+        if cubetree.replies(fixed, caucasian, rolls, s, movegen.HASH_KEYS, nets, boards,
+                            probs) != 0:
+            return None
+        return boards, probs
+
+    if not isinstance(ev, Evaluator) or ev.threads < 2:
+        return part(_ROLLS)
+    got = ev.map_threads(part, _ROLL_PARTS[min(ev.threads, max(_ROLL_PARTS))])
+    if any(g is None for g in got):
         return None
-    return boards, probs
+    return (np.concatenate([g[0] for g in got if g is not None]),
+            np.concatenate([g[1] for g in got if g is not None]))
 
 
 def _is_over(board: npt.NDArray[np.int8]) -> bool:
@@ -217,7 +233,7 @@ def _replies(board: npt.NDArray[np.int8], ev: EvaluatorProtocol, caucasian: bool
     """Per roll of :data:`ROLLS` the 0-ply best result of ``board`` (opponent's view) and the
     opponent's probabilities there, every play valued."""
     nets = _kernel_nets(ev)
-    fast = None if nets is None else _kernel_replies(board, caucasian, nets)
+    fast = None if nets is None else _kernel_replies(board, caucasian, nets, ev)
     if fast is not None:
         return fast
     groups = _candidates(board, caucasian)

@@ -51,7 +51,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +70,9 @@ from gbot.game.notations.position_id import decode
 from gbot.game.position import Dice, Play, Position, check_dice
 
 _log = logging.getLogger("gbot.eval")
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 _Memo = dict[bytes, tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]]
 """One root decision's reply picks by board bytes (see :meth:`Evaluator._pick`)."""
@@ -552,11 +555,20 @@ class Evaluator:
         if parts < 2:
             return self._pick_part(boards, ws)
         cuts = [n * j // parts for j in range(parts + 1)]
-        helpers = self._helpers()
-        rest = [helpers.submit(self._pick_here, boards[cuts[j]:cuts[j + 1]])
-                for j in range(1, parts)]
-        got = [self._pick_part(boards[:cuts[1]], ws)] + [f.result() for f in rest]
+        got = self.map_threads(self._pick_here, [boards[cuts[j]:cuts[j + 1]]
+                                                 for j in range(parts)])
         return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
+
+    def map_threads(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
+        """``[fn(x) for x in items]``, the first in this thread and the others at once in the
+        search's helper threads (at most :attr:`threads` - 1 of them): for work that releases
+        the GIL and keeps its working memory per thread."""
+        if len(items) < 2 or self.threads < 2:
+            return [fn(x) for x in items]
+        helpers = self._helpers()
+        rest = [helpers.submit(fn, x) for x in items[1:]]
+        first = fn(items[0])
+        return [first] + [f.result() for f in rest]
 
     def _helpers(self) -> ThreadPoolExecutor:
         """This process's helper threads (a fresh set after a fork: threads do not survive one)."""

@@ -131,8 +131,8 @@ def machine() -> dict[str, str]:
     except (AttributeError, OSError):
         load = "unknown"
     return {"cores": f"{cores} cores ({usable} usable)", "cpu": _cpu_model(), "load": load,
-            "threads": str(default_threads()), "python": platform.python_version(), "numpy": np.__version__,
-            "numba": _version("numba"), "gbot": __version__}
+            "threads": str(default_threads()), "python": platform.python_version(),
+            "numpy": np.__version__, "numba": _version("numba"), "gbot": __version__}
 
 
 def machine_line() -> str:
