@@ -119,6 +119,7 @@ from benchlib import (
 from gbot.core import movegen
 from gbot.core.fastcall import entry_point
 from gbot.eval.evaluator import Evaluator
+from gbot.eval.net import Networks
 from gbot.game.position import Position
 
 
@@ -144,6 +145,9 @@ def main() -> None:
     ap.add_argument("--n2", type=int, default=30, help="contact positions, 2-ply")
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--weights", help="time this weights file instead of the shipped networks "
+                    "(with the shipped pruning networks where it has none), e.g. a contact "
+                    "network twice the size, as the speed targets name")
     args = ap.parse_args()
     clk = clock(args.clock)
     benchlib.header()
@@ -156,6 +160,12 @@ def main() -> None:
     t0 = time.perf_counter()
     movegen.warm()
     networks, what = load_networks(args.seed)
+    if args.weights:
+        pruner = networks.prune
+        networks = Networks.load(args.weights)
+        if networks.prune is None:
+            networks.prune = pruner
+        what = f"{args.weights}" + (" with the shipped pruning networks" if pruner else "")
     ev = Evaluator(networks=networks)
     ev.warm()
     print(f"networks: {what}; {networks_summary(networks)}; "
