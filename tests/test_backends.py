@@ -5,6 +5,7 @@ same whatever backend made it."""
 from __future__ import annotations
 
 import operator
+import os
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,27 @@ def test_each_task_gets_its_own_result_in_order(name: str, workers: int | None) 
         assert map_ordered(pool, tasks) == [-t for t in tasks]
         seen = dict(as_finished(pool, iter(tasks)))
         assert seen == {t: -t for t in tasks}
+    finally:
+        pool.close()
+
+
+def _search_threads(_: int) -> int:
+    from gbot.eval.evaluator import default_threads
+    return default_threads()
+
+
+def test_workers_search_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker process or Ray task already holds a core: its searches do not split."""
+    monkeypatch.delenv("GBOT_THREADS", raising=False)
+    pool = make_backend("process", _search_threads, 2)
+    try:
+        assert map_ordered(pool, [0, 1, 2]) == [1, 1, 1]
+    finally:
+        pool.close()
+    pytest.importorskip("ray")
+    pool = make_backend("ray", os.getenv, 2)      # Ray tasks import no test module
+    try:
+        assert map_ordered(pool, ["GBOT_THREADS"]) == ["1"]
     finally:
         pool.close()
 

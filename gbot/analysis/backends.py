@@ -165,7 +165,9 @@ class RayBackend(Generic[T, R]):
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            # each task holds one CPU: its searches stay on one thread (GBOT_THREADS)
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                      "runtime_env": {"env_vars": {"GBOT_THREADS": "1"}}}
             if address:
                 kwargs["address"] = address
             else:

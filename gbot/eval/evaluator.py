@@ -549,7 +549,7 @@ class Evaluator:
     def _pick_split(self, boards: Board, ws: _mg.Workspace
                     ) -> tuple[Board, npt.NDArray[np.float64]]:
         """:meth:`_pick` without the memo, its boards split between up to :attr:`threads`
-        threads (this one with ``ws``, each other with its own scratch)."""
+        threads, each with its own scratch (``ws``: this thread's, where it does not split)."""
         n = boards.shape[0]
         parts = min(self.threads, n // SPLIT_MIN_BOARDS)
         if parts < 2:
