@@ -22,7 +22,7 @@ from gbot.cube.lookahead import (
     leaf_values,
     lookahead_cubeful,
 )
-from gbot.errors import CubeError
+from gbot.errors import CubeError, EvaluatorError
 from gbot.eval.evaluator import Evaluator
 from gbot.game.match import Rules
 
@@ -98,19 +98,43 @@ def test_pruned_level_keeping_every_reply_is_the_full_search() -> None:
     from tests.randomplay import random_positions
 
     full = Evaluator(prune=False)
-    keep_all = Evaluator(prune_keep=10_000)
+    keep_all = Evaluator(prune_keep=10_000, cube_prune_keep=10_000)
+    keep_default = Evaluator(prune_keep=10_000)    # the look-ahead keeps cube_prune_keep
     assert keep_all.pruner is not None
     ctx = CubeContext(match_length=7, away=4, opp_away=2, cube=1, cube_life=0.7)
+    differ = 0
     for board, _, _ in list(random_positions(120, seed=21))[::30]:
         got, p_got = lookahead_cubeful(board, ctx, keep_all, ply=2)
         want, p_want = lookahead_cubeful(board, ctx, full, ply=2)
         assert np.allclose(p_got, p_want, rtol=0, atol=1e-12)
         for a, b in ((got.nd, want.nd), (got.dt, want.dt)):
             assert a == pytest.approx(b, abs=1e-12)
+        differ += lookahead_cubeful(board, ctx, keep_default, ply=2)[0].nd != want.nd
+    assert differ >= 1
+
+
+@pytest.mark.parametrize("keep", [1, 2, 4])
+def test_the_look_ahead_level_keeps_cube_prune_keep_replies_a_roll(keep: int) -> None:
+    """:meth:`Evaluator.best_replies` picks each roll's reply among the ``cube_prune_keep``
+    best by the pruner: its picks averaged over the rolls are the 1-ply value of a search that
+    keeps as many (``prune_keep``), whatever ``prune_keep`` the evaluator has."""
+    from gbot.cube.lookahead import WEIGHTS
+    from gbot.game.position import Position
+
+    ev = Evaluator(prune_keep=7, cube_prune_keep=keep)
+    ref = Evaluator(prune_keep=keep)
+    for pid in ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwFoDA"):
+        pos = Position.from_id(pid)
+        _, probs = ev.best_replies(np.asarray(pos.board, dtype=np.int8)[None])
+        mover = probs[:, [0, 3, 4, 1, 2]]
+        mover[:, 0] = 1.0 - probs[:, 0]
+        np.testing.assert_allclose(WEIGHTS @ mover, ref.probabilities(pos, ply=1), atol=1e-12)
+    with pytest.raises(EvaluatorError):
+        Evaluator(cube_prune_keep=0)
 
 
 def test_pruned_level_follows_the_pruner() -> None:
-    """With the shipped pruner (4 replies a roll for the full networks) the 2-ply look-ahead
+    """With the shipped pruner (2 replies a roll for the full networks) the 2-ply look-ahead
     differs from the full search only where a pruned pick differs; under another move rule
     than the evaluator's it searches every reply."""
     from tests.randomplay import random_positions
