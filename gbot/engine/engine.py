@@ -100,8 +100,8 @@ checker play and cube). ``--ply 0`` plays in microseconds, for speed."""
 CUBE_PLY = 2
 """The least look-ahead of the engine's cube decisions (double, take, beaver): a 0-ply engine
 still looks two rolls ahead for them, as gnubg's 2-ply cube analysis does (one decision a turn
-inside the doubling window, about 5.5 ms on average and 8 ms at the 90th percentile,
-pruned as the checker searches prune); against gnubg's
+inside the doubling window, on two search threads about 3.5-5 ms on average and 5.3-7 ms at
+the 90th percentile, pruned, keeping 2 replies a roll); against gnubg's
 2-ply verdicts this cuts the cube errors several times over the static model
 (``scripts/cube_calibration.py``, docs/cube.md)."""
 
