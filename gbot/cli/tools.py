@@ -373,14 +373,16 @@ def bench(pairs: int, decisions: int, seed: int) -> None:
          f"Evaluator.best_play, {len(cases0):,} distinct contact positions{peer_note}"),
         ("2-ply best play", f"{t2p.ours * 1e3:.2f} ms/decision",
          verdict("best2_ms", t2p.ours * 1e3), "scripts/bench_api.py",
-         f"Evaluator.best_play, {len(cases2):,} distinct contact positions"),
+         f"Evaluator.best_play, {len(cases2):,} distinct contact positions, {ev.threads} "
+         f"search thread{'s' if ev.threads > 1 else ''} (GBOT_THREADS)"),
     ]
     width = [max(len(r[k]) for r in rows) for k in range(3)]
     out = [
         "gbot bench: quick speed figures on this machine, each beside its target",
         f"  machine    {m['cores']}, {m['cpu']}, load average {m['load']}",
         f"  software   gbot {m['gbot']}, Python {m['python']}, numpy {m['numpy']}, "
-        f"numba {m['numba']}; one thread",
+        f"numba {m['numba']}; one thread"
+        + (f", {ev.threads} for the 2-ply searches" if ev.threads > 1 else ""),
         f"  networks   {what}: {measure.networks_summary(networks)}",
         f"  samples    {len(boards):,} position/roll pairs of seeded self-play in a fixed mix "
         f"(seed {seed});",
