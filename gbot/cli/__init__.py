@@ -95,10 +95,10 @@ def serve(listen: str, ply: int, cube_ply: int | None, rules: Rules, variation: 
     engine = Engine(ply=ply, rules=rules, cube_ply=cube_ply)
 
     def ready(bound: object) -> None:
-        threads = getattr(engine.evaluator, "threads", 1)
-        click.echo(f"gbot {__version__} listening on {bound} (ply {ply}, "
-                   f"{engine.backend}, {threads} search thread{'s' if threads > 1 else ''})",
-                   err=False)
+        from gbot.testing.bench import threads_text
+
+        click.echo(f"gbot {__version__} listening on {bound} (ply {ply}, {engine.backend}, "
+                   f"{threads_text(getattr(engine.evaluator, 'threads', 1))})", err=False)
         sys.stdout.flush()
 
     try:

@@ -373,8 +373,8 @@ def bench(pairs: int, decisions: int, seed: int) -> None:
          f"Evaluator.best_play, {len(cases0):,} distinct contact positions{peer_note}"),
         ("2-ply best play", f"{t2p.ours * 1e3:.2f} ms/decision",
          verdict("best2_ms", t2p.ours * 1e3), "scripts/bench_api.py",
-         f"Evaluator.best_play, {len(cases2):,} distinct contact positions, {ev.threads} "
-         f"search thread{'s' if ev.threads > 1 else ''} (GBOT_THREADS)"),
+         f"Evaluator.best_play, {len(cases2):,} distinct contact positions, "
+         f"{measure.threads_text(ev.threads)} (GBOT_THREADS)"),
     ]
     width = [max(len(r[k]) for r in rows) for k in range(3)]
     out = [

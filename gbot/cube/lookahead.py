@@ -46,7 +46,7 @@ from gbot.cube.cubeful import (
 )
 from gbot.cube.met import mwc_to_equity
 from gbot.errors import CubeError
-from gbot.eval.evaluator import Evaluator
+from gbot.eval.evaluator import MAX_THREADS, Evaluator
 from gbot.eval.protocol import EvaluatorProtocol
 
 ROLLS = tuple((int(a), int(b)) for a, b in _EXPAND_ROLLS)
@@ -146,7 +146,8 @@ def _candidates(board: npt.NDArray[np.int8], caucasian: bool) -> list[npt.NDArra
 
 
 _ROLLS = np.array(ROLLS, dtype=np.int64)
-_ROLL_PARTS = {k: [np.ascontiguousarray(p) for p in np.array_split(_ROLLS, k)] for k in (2, 3, 4)}
+_ROLL_PARTS = {k: [np.ascontiguousarray(p) for p in np.array_split(_ROLLS, k)]
+               for k in range(2, MAX_THREADS + 1)}
 """:data:`ROLLS` in ``k`` consecutive parts, for ``k`` search threads."""
 _LOCAL = threading.local()
 
@@ -182,11 +183,11 @@ def _kernel_replies(board: npt.NDArray[np.int8], caucasian: bool, nets: Nets,
 
     if not isinstance(ev, Evaluator) or ev.threads < 2:
         return part(_ROLLS)
-    got = ev.map_threads(part, _ROLL_PARTS[min(ev.threads, max(_ROLL_PARTS))])
-    if any(g is None for g in got):
+    parts = _ROLL_PARTS[min(ev.threads, MAX_THREADS)]
+    got = [g for g in ev.map_threads(part, parts) if g is not None]
+    if len(got) < len(parts):
         return None
-    return (np.concatenate([g[0] for g in got if g is not None]),
-            np.concatenate([g[1] for g in got if g is not None]))
+    return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
 
 
 def _is_over(board: npt.NDArray[np.int8]) -> bool:

@@ -134,7 +134,7 @@ def default_threads() -> int:
         try:
             n = int(env)
         except ValueError:
-            raise EvaluatorError(f"GBOT_THREADS must be a whole number >= 1, got {env!r}") from None
+            n = 0
         if n < 1:
             raise EvaluatorError(f"GBOT_THREADS must be a whole number >= 1, got {env!r}")
         return n

@@ -135,11 +135,16 @@ def machine() -> dict[str, str]:
             "numpy": np.__version__, "numba": _version("numba"), "gbot": __version__}
 
 
+def threads_text(n: int) -> str:
+    """``"1 search thread"``, ``"2 search threads"``."""
+    return f"{n} search thread{'s' if n > 1 else ''}"
+
+
 def machine_line() -> str:
     """:func:`machine` in one line."""
     m = machine()
-    return (f"{m['cores']}, {m['cpu']}, load average {m['load']}, {m['threads']} search "
-            f"thread(s); gbot {m['gbot']}, "
+    return (f"{m['cores']}, {m['cpu']}, load average {m['load']}, "
+            f"{threads_text(int(m['threads']))}; gbot {m['gbot']}, "
             f"Python {m['python']}, numpy {m['numpy']}, numba {m['numba']}")
 
 
