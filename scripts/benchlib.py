@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import importlib.util
 import json
+import math
 import multiprocessing as mp
 import os
 import socket
@@ -299,3 +301,84 @@ def eta_line(done: int, total: int, start: float, unit: str) -> str:
     """``progress: done/total unit, ETA ...s`` from the rate since ``start`` (``time.time()``)."""
     rate = done / max(time.time() - start, 1e-9)
     return f"progress: {done}/{total} {unit}, ETA {(total - done) / rate:.0f}s"
+
+
+# The rollout judge: two results of one roll rolled out by gbot on the same dice.
+
+
+def pair_key(first: npt.NDArray[np.int8], second: npt.NDArray[np.int8]) -> str:
+    """A pair's name in the rollout cache: a digest of both results, in order."""
+    raw = np.ascontiguousarray(first, np.int8).tobytes() + np.ascontiguousarray(
+        second, np.int8).tobytes()
+    return hashlib.sha1(raw).hexdigest()[:16]
+
+
+def dice_number(boards: npt.NDArray[np.int8]) -> int:
+    """The position number a pair's rollouts take their dice from: a digest of its two
+    results whichever comes first (so a pair judged the other way round has the same dice)."""
+    a, b = sorted(np.ascontiguousarray(x, np.int8).tobytes() for x in boards)
+    return int(hashlib.sha1(a + b).hexdigest()[:8], 16)
+
+
+def _roll_out_pair(job: tuple[str, npt.NDArray[np.int8], int, int, int]
+                   ) -> tuple[str, float, float]:
+    """``(key, the second result minus the first, its SE)`` for one pair: both results
+    rolled out on the same dice (position number from the key), mover's cubeless equity."""
+    from gbot.analysis.rollout import RolloutSettings, TrialTask, run_task
+
+    key, boards, trials, plies, seed = job
+    number = dice_number(boards)
+    settings = RolloutSettings(trials=trials, seed=seed, checker_ply=plies)
+    task = TrialTask(boards, np.array([number, number], dtype=np.int64), 0, trials, settings,
+                     None, False)
+    out = run_task(task)[1]                          # [2, trials, 5], luck subtracted
+    eq = mover_equity(out.reshape(-1, 5)).reshape(2, trials)
+    d = eq[1] - eq[0]
+    se = float(d.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
+    return key, float(d.mean()), se
+
+
+def rollout_pairs(firsts: npt.NDArray[np.int8], seconds: npt.NDArray[np.int8],
+                  trials: int, plies: int, seed: int, workers: int, cache: Path | None = None,
+                  log: Any = print) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per pair of results (two plays of one roll: ``firsts[i]`` and ``seconds[i]``, the
+    opponent on roll), the second minus the first by gbot's rollouts of both on the same dice
+    (``trials`` games each at ``plies``, variance reduction, ``seed``; the mover's cubeless
+    equity), and the standard error of that difference. Pairs already in ``cache`` (JSON
+    lines, for the same trials, plies and seed) are not rolled out again; new ones are
+    appended as they finish, so an interrupted run resumes where it stopped."""
+    keys = [pair_key(g, b) for g, b in zip(firsts, seconds, strict=True)]
+    done: dict[str, tuple[float, float]] = {}
+    setting = {"trials": trials, "plies": plies, "seed": seed}
+    if cache is not None and cache.exists():
+        for line in cache.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue                             # a line cut short by an interruption
+            if all(row.get(k) == v for k, v in setting.items()):
+                done[row["pair"]] = (float(row["diff"]), float(row["se"]))
+    todo: dict[str, npt.NDArray[np.int8]] = {}      # each pair once, in order
+    for k, g, b in zip(keys, firsts, seconds, strict=True):
+        if k not in done and k not in todo:
+            todo[k] = np.stack([g, b])
+    jobs = [(k, boards, trials, plies, seed) for k, boards in todo.items()]
+    log(f"rollout judge: {len(keys) - len(jobs)} pairs from the cache, {len(jobs)} to roll out")
+    start = time.time()
+    sink = cache.open("a") if cache is not None else None
+    try:
+        with mapped(_roll_out_pair, jobs, workers if len(jobs) > 1 else 1,
+                    ordered=False) as results:
+            for i, (key, d, se) in enumerate(results, 1):
+                done[key] = (d, se)
+                if sink is not None:
+                    sink.write(json.dumps({"pair": key, "diff": d, "se": se, **setting}) + "\n")
+                    sink.flush()
+                if i % 10 == 0 or i == len(jobs):
+                    log(eta_line(i, len(jobs), start, "pairs"))
+    finally:
+        if sink is not None:
+            sink.close()
+    diff = np.array([done[k][0] for k in keys], dtype=np.float64)
+    se = np.array([done[k][1] for k in keys], dtype=np.float64)
+    return diff, se

@@ -29,10 +29,8 @@ Examples:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +38,7 @@ import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
-from benchlib import JUDGES, eta_line, judge_boards, mapped, mover_equity
+from benchlib import JUDGES, judge_boards, mover_equity, rollout_pairs
 
 from gbot.core.classify import NAMES, classify_many
 
@@ -74,84 +72,6 @@ def disagreements(folder: Path, weights: Path | None = None
     if not games:
         return (np.zeros((0, 26), np.int8), np.zeros((0, 26), np.int8), np.zeros(0, np.int64))
     return np.stack(picks_g), np.stack(picks_b), np.array(games, dtype=np.int64)
-
-
-def pair_key(gnubg_pick: npt.NDArray[np.int8], gbot_pick: npt.NDArray[np.int8]) -> str:
-    """A roll's name in the rollout cache: a digest of both picks, in order."""
-    raw = np.ascontiguousarray(gnubg_pick, np.int8).tobytes() + np.ascontiguousarray(
-        gbot_pick, np.int8).tobytes()
-    return hashlib.sha1(raw).hexdigest()[:16]
-
-
-def dice_number(boards: npt.NDArray[np.int8]) -> int:
-    """The position number a roll's rollouts take their dice from: a digest of its two
-    results whichever comes first (so a roll judged with its picks swapped has the same
-    dice)."""
-    a, b = sorted(np.ascontiguousarray(x, np.int8).tobytes() for x in boards)
-    return int(hashlib.sha1(a + b).hexdigest()[:8], 16)
-
-
-def _roll_out_pair(job: tuple[str, npt.NDArray[np.int8], int, int, int]
-                   ) -> tuple[str, float, float]:
-    """``(key, gbot's pick minus gnubg's, its SE)`` for one roll: both results rolled out on
-    the same dice (position number from the key), mover's cubeless equity."""
-    from gbot.analysis.rollout import RolloutSettings, TrialTask, run_task
-
-    key, boards, trials, plies, seed = job
-    number = dice_number(boards)
-    settings = RolloutSettings(trials=trials, seed=seed, checker_ply=plies)
-    task = TrialTask(boards, np.array([number, number], dtype=np.int64), 0, trials, settings,
-                     None, False)
-    out = run_task(task)[1]                          # [2, trials, 5], luck subtracted
-    eq = mover_equity(out.reshape(-1, 5)).reshape(2, trials)
-    d = eq[1] - eq[0]
-    se = float(d.std(ddof=1) / math.sqrt(trials)) if trials > 1 else float("nan")
-    return key, float(d.mean()), se
-
-
-def rollout_pairs(gnubg_picks: npt.NDArray[np.int8], gbot_picks: npt.NDArray[np.int8],
-                  trials: int, plies: int, seed: int, workers: int, cache: Path | None = None,
-                  log: Any = print) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Per roll, gbot's pick minus gnubg-nn's by gbot's rollouts of both results on the same
-    dice (``trials`` games each at ``plies``, variance reduction, ``seed``), and the standard
-    error of that difference. Rolls already in ``cache`` (JSON lines, for the same trials,
-    plies and seed) are not rolled out again; new ones are appended as they finish, so an
-    interrupted run resumes where it stopped."""
-    keys = [pair_key(g, b) for g, b in zip(gnubg_picks, gbot_picks, strict=True)]
-    done: dict[str, tuple[float, float]] = {}
-    setting = {"trials": trials, "plies": plies, "seed": seed}
-    if cache is not None and cache.exists():
-        for line in cache.read_text().splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue                             # a line cut short by an interruption
-            if all(row.get(k) == v for k, v in setting.items()):
-                done[row["pair"]] = (float(row["diff"]), float(row["se"]))
-    todo: dict[str, npt.NDArray[np.int8]] = {}      # each roll once, in order
-    for k, g, b in zip(keys, gnubg_picks, gbot_picks, strict=True):
-        if k not in done and k not in todo:
-            todo[k] = np.stack([g, b])
-    jobs = [(k, boards, trials, plies, seed) for k, boards in todo.items()]
-    log(f"rollout judge: {len(keys) - len(jobs)} rolls from the cache, {len(jobs)} to roll out")
-    start = time.time()
-    sink = cache.open("a") if cache is not None else None
-    try:
-        with mapped(_roll_out_pair, jobs, workers if len(jobs) > 1 else 1,
-                    ordered=False) as results:
-            for i, (key, d, se) in enumerate(results, 1):
-                done[key] = (d, se)
-                if sink is not None:
-                    sink.write(json.dumps({"pair": key, "diff": d, "se": se, **setting}) + "\n")
-                    sink.flush()
-                if i % 10 == 0 or i == len(jobs):
-                    log(eta_line(i, len(jobs), start, "rolls"))
-    finally:
-        if sink is not None:
-            sink.close()
-    diff = np.array([done[k][0] for k in keys], dtype=np.float64)
-    se = np.array([done[k][1] for k in keys], dtype=np.float64)
-    return diff, se
 
 
 def report(gnubg_picks: npt.NDArray[np.int8], diff: npt.NDArray[np.float64],

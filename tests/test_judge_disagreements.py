@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -62,24 +63,25 @@ def test_the_rollout_judge_rolls_both_picks_out_on_the_same_dice(versus: Path, t
                                                                  monkeypatch: pytest.MonkeyPatch
                                                                  ) -> None:
     J = load_script("judge_disagreements")
+    B = sys.modules["benchlib"]
     picks_g, picks_b, _ = J.disagreements(versus)
     g, b = picks_g[:2], picks_b[:2]
     cache = tmp_path / "judged.jsonl"
-    diff, se = J.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
+    diff, se = B.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
     assert diff.shape == se.shape == (2,) and (se > 0).all()
     # the same dice for both results: a roll judged with its picks swapped gives minus the
     # figure, and a roll whose two picks are the same board gives exactly 0
-    back, back_se = J.rollout_pairs(b, g, 8, 0, 5, 1, log=lambda m: None)
+    back, back_se = B.rollout_pairs(b, g, 8, 0, 5, 1, log=lambda m: None)
     assert back == pytest.approx(-diff, abs=1e-12) and back_se == pytest.approx(se)
-    same, same_se = J.rollout_pairs(g, g, 8, 0, 5, 1, log=lambda m: None)
+    same, same_se = B.rollout_pairs(g, g, 8, 0, 5, 1, log=lambda m: None)
     assert (same == 0).all() and (same_se == 0).all()
     # the cache resumes: nothing is rolled out again for the same trials, plies and seed ...
-    monkeypatch.setattr(J, "_roll_out_pair", lambda job: pytest.fail("rolled out again"))
-    again, _ = J.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
+    monkeypatch.setattr(B, "_roll_out_pair", lambda job: pytest.fail("rolled out again"))
+    again, _ = B.rollout_pairs(g, b, 8, 0, 5, 1, cache, log=lambda m: None)
     assert (again == diff).all()
     # ... and other settings are not taken from it
     with pytest.raises(pytest.fail.Exception):
-        J.rollout_pairs(g, b, 8, 0, 6, 1, cache, log=lambda m: None)
+        B.rollout_pairs(g, b, 8, 0, 6, 1, cache, log=lambda m: None)
 
 
 def test_the_rollout_judge_of_one_class_from_the_command_line(versus: Path,
