@@ -92,8 +92,10 @@ PLAY_PLY = 2
 """The look-ahead gbot's adapters play at unless told (``gbot serve``, ``fibs``, ``web``,
 ``play``): gnubg's own default depth, and the deepest whose decisions stay within the time
 budget of a player at a table, 0.25 s a decision at the 99th percentile on one core
-(``scripts/bench_prune.py``, distinct contact positions with the shipped pruning networks:
-2-ply mean 6.0 ms, p99 31 ms over 3,000; 3-ply mean 74 ms, p99 0.54 s over 150). 3-ply
+(``scripts/bench_prune.py``, distinct contact positions with the shipped pruning networks and
+move filters: 2-ply mean 8.7 ms, p99 40 ms over 1,000; 3-ply mean 0.16 s, p99 1.06 s over 150,
+over the budget; with the earlier narrower filters 2-ply mean 6.0 ms, p99 31 ms over 3,000 and
+3-ply mean 74 ms, p99 0.54 s over 150). 3-ply
 measured no stronger against gnubg's World class in 7-point matches (TRAINING_LOG.md, 3-ply
 checker play and cube). ``--ply 0`` plays in microseconds, for speed."""
 
