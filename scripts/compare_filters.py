@@ -62,19 +62,27 @@ def parse_judge(text: str) -> tuple[str, int]:
 
 
 def judged_differences(refs: npt.NDArray[np.int8], picks: npt.NDArray[np.int8], judge: str,
-                       plies: int, args: argparse.Namespace) -> npt.NDArray[np.float64]:
+                       plies: int, args: argparse.Namespace,
+                       memo: dict[bytes, float] | None = None) -> npt.NDArray[np.float64]:
     """Per changed decision, the judge's equity of ``picks[i]`` minus that of ``refs[i]``
-    (results, the opponent on roll)."""
+    (results, the opponent on roll). A board judge values each distinct board once: those
+    already in ``memo`` (this judge's equities by board, from earlier calls) not at all, and
+    the new ones are added to it."""
     if refs.shape[0] == 0:
         return np.zeros(0)
     if judge == "rollout":
         diff, _ = rollout_pairs(refs, picks, args.trials, plies, args.seed, args.workers,
                                 args.cache, log=lambda m: None)
         return diff
-    eq = mover_equity(judge_boards(np.concatenate([refs, picks]), judge, plies, args.workers,
-                                   log=lambda m: None))
-    n = refs.shape[0]
-    return eq[n:] - eq[:n]
+    known = {} if memo is None else memo
+    boards = np.concatenate([refs, picks])
+    todo = {b.tobytes(): b for b in boards if b.tobytes() not in known}
+    if todo:
+        eq = mover_equity(judge_boards(np.stack(list(todo.values())), judge, plies,
+                                       args.workers, log=lambda m: None))
+        known.update(zip(todo, eq.tolist(), strict=True))
+    return np.array([known[p.tobytes()] - known[r.tobytes()]
+                     for r, p in zip(refs, picks, strict=True)], dtype=np.float64)
 
 
 def main() -> None:
@@ -92,6 +100,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="processes of the judges")
     args = ap.parse_args()
     judges = args.judge or [("gnubg-nn", 2)]
+    memos: dict[tuple[str, int], dict[bytes, float]] = {j: {} for j in judges}
 
     benchlib.header()
     networks, what = load_networks(14)
@@ -129,11 +138,12 @@ def main() -> None:
         refs = np.stack([r.position.swapped().board for r, _ in changed[k]])
         chosen = np.stack([p.position.swapped().board for _, p in changed[k]])
         for name, plies in judges:
-            x = judged_differences(refs, chosen, name, plies, args)
+            x = judged_differences(refs, chosen, name, plies, args, memos[name, plies])
             se = float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else float("nan")
             print(f"      {name}:{plies:<3d} on those {x.mean():+.4f} +- {se:.4f}, per decision "
                   f"{x.sum() / n:+.5f} +- {se * x.size / n:.5f}; better "
                   f"{int((x > 0).sum())}, worse {int((x < 0).sum())}")
+
 
 if __name__ == "__main__":
     main()
