@@ -8,7 +8,8 @@ wrapped and timed as it runs:
 * the candidates searched at each stage (after each root move filter) and the positions each
   deeper level values;
 * network evaluations (distinct boards sent to ``Networks.evaluate``) per decision, the time
-  in the forward pass and per board;
+  in the forward pass and per board, for the full networks and apart for the pruning networks
+  (the boards of every inner reply, ranked before the full networks value the best few);
 * the time in the move expansion (``expand_rolls``: the move generator over the 21 rolls)
   and in the duplicate removal (``unique_rows``);
 * the rest (Python, picking, averaging) as the difference.
@@ -83,8 +84,10 @@ def main() -> None:
     for p, d in warm:
         ev.best_play(p, d, args.ply)
 
-    forward, expanding, dedupe = Meter(), Meter(), Meter()
+    forward, pruning, expanding, dedupe = Meter(), Meter(), Meter(), Meter()
     wrap(networks, "evaluate", forward, clk, lambda a: len(a[0]))
+    if ev.pruner is not None:
+        wrap(ev.pruner, "evaluate", pruning, clk, lambda a: len(a[0]))
     wrap(expand, "expand_rolls", expanding, clk, lambda a: len(a[0]) * 21)
     wrap(dedup, "unique_rows", dedupe, clk, lambda a: len(a[0]))
     levels: dict[tuple[int, int], list[int]] = {}
@@ -116,8 +119,9 @@ def main() -> None:
         where = "root candidates" if lvl == 0 else f"replies at depth {lvl}"
         print(f"  {where:22s} at {ply}-ply: {sum(sizes) / n:7.1f} per decision "
               f"(searched in {len(sizes) / n * 100:5.1f} % of decisions)")
-    rest = total - forward.seconds - expanding.seconds - dedupe.seconds
+    rest = total - forward.seconds - pruning.seconds - expanding.seconds - dedupe.seconds
     for name, m, unit in (("forward pass", forward, "boards"),
+                          ("pruning networks", pruning, "boards"),
                           ("move expansion", expanding, "position-rolls"),
                           ("duplicate removal", dedupe, "rows")):
         per = f"{m.seconds / m.items * 1e6:6.3f} us per {unit[:-1]}" if m.items else ""
