@@ -339,35 +339,62 @@ def _first_game(path: Path) -> MatchRecord:
     return replace(rec, games=rec.games[:1])
 
 
-def test_named_best_is_the_evaluators_best_at_the_ply_on_real_money_plays() -> None:
-    # money (cubeless values): the Evaluator's own 2-ply evaluation of every candidate the
-    # filter keeps, computed here, never rates one above the play the analysis names best
-    from gbot.eval.evaluator import equities, invert
+def _cubeful_after(board: np.ndarray, state: gbot.MatchState, ply: int) -> float:
+    """The mover's cubeful money equity (per unit of the cube) after its play, the opponent
+    on roll in ``board`` (its view) in ``state``: the opponent's cube decision at ``ply``,
+    its right action taken, seen from the mover; a game the mover has won, exactly."""
+    if not (board < 0).any():
+        p = gbot.Evaluator().evaluate(board.reshape(1, 26), 0)[0]
+        return float(1.0 + p[3] + p[4])     # the opponent is gammoned / backgammoned
+    d = gbot.cube_decision(gbot.Position(board), state, ply=ply)
+    nd, dt, dp = d.equities
+    if not d.can_double or d.action in ("no_double", "too_good_take", "too_good_pass"):
+        got = nd
+    else:
+        got = 2.0 * dt if d.response == "beaver" else (dp if d.response == "pass" else dt)
+    return -got
+
+
+def test_named_best_is_the_cubeful_best_at_the_ply_on_real_money_plays() -> None:
+    # money: every play the analysis lists and every play a cubeless 0-ply filter would keep,
+    # valued here one by one as gnubg's cubeful 2-ply values them (the opponent's 2-ply cube
+    # decision after the play, its right action taken), never beats the play named best, and
+    # the listed figures are those values
+    from gbot.analysis.analyse import GameAnalysis
 
     rec = _first_game(DATA / "judged_money.analysed.sgf")
     a = analyse(rec, ply=2)
     ev = gbot.Evaluator()
+    game = GameAnalysis(rec, rec.games[0], 2, None)
     checked = 0
     for d in a.decisions:
         if d.kind != "move" or d.forced:
             continue
         pos = gbot.Position.from_id(d.position_id)
         hints = ev.hint(pos, d.dice, ply=0, n=None)
-        kept = [hints[i] for i in _filter_survivors([h.equity for h in hints])]
-        boards = np.array([h.play.position.swapped().board for h in kept], dtype=np.int8)
-        two = equities(invert(ev.evaluate(boards, 2)))
-        assert d.equity == pytest.approx(float(two.max()), abs=1e-9)
-        best = {h.play.notation: float(v) for h, v in zip(kept, two, strict=True)}
-        assert best[d.best] == pytest.approx(float(two.max()), abs=1e-9)
-        assert all(c.equity <= d.equity + 1e-12 for c in d.candidates)
+        cube, owner = game.cube_before(d.index)
+        opp = 1 - d.player
+        state = gbot.MatchState(match_length=0, cube_value=cube, cube_owner=owner,
+                                player_on_roll=opp, player_to_act=opp, rules=rec.rules)
+        listed = {c.play: c.equity for c in d.candidates}
+        plays = {h.play.notation: h for h in hints}
+        texts = set(listed) | {hints[i].play.notation
+                               for i in _filter_survivors([h.equity for h in hints])}
+        value = {t: _cubeful_after(np.array(plays[t].play.position.swapped().board,
+                                            dtype=np.int8), state, 2) for t in texts}
+        assert d.equity == pytest.approx(max(value.values()), abs=1e-9)
+        assert value[d.best] == pytest.approx(d.equity, abs=1e-9)
+        for t, e in listed.items():
+            assert e == pytest.approx(value[t], abs=1e-9)
         assert sum(c.played for c in d.candidates) == 1
         checked += 1
     assert checked >= 5
 
 
 def test_named_best_is_the_best_at_the_ply_on_real_match_plays() -> None:
-    # match play (cubeful values through the cube model): every candidate of a real game's
-    # plays valued at 2-ply by play_values (the Evaluator at 2-ply, the same conversion)
+    # match play: every candidate of a real game's plays valued at 2-ply by play_values (the
+    # opponent's 2-ply cube decision after each play, as the analysis values its candidates),
+    # the 0-ply filter's survivors and the played one: none beats the play named best
     rec = _first_game(DATA / "gnubg_3pt.mat")
     a = analyse(rec, ply=2)
     checked = 0

@@ -8,9 +8,13 @@ compares what was played with the best choice at the chosen ply:
   (:data:`ANALYSIS_FILTER`: up to 8 within 0.16 of the best; the best 5 at least) and the
   played one are all valued at the analysis ply, and the best of those is named best: no
   candidate is worth more at that ply than the named best, and the played move's error is
-  measured against it at the same ply. Money: cubeless equity. Match: the mover's cubeful
-  match winning chance after each candidate (the cube model on the opponent's
-  probabilities), as MWC and as normalised equity (EMG).
+  measured against it at the same ply. Every value is cubeful, as gnubg's cubeful analysis
+  values plays: the mover's value after the play with the opponent on roll taking its right
+  cube action. At 0-ply that action comes from the cube model on the 0-ply probabilities; at
+  n-ply from the opponent's n-ply cube decision (:func:`gbot.cube_decision`: the cubeful
+  look-ahead, where both sides' later cube actions are inside the tree, gnubg's n-ply
+  cubeful evaluation). Money: equity per unit of the cube (EMG); match: the mover's match
+  winning chance, as MWC and as normalised equity (EMG).
 * Cube decisions of the side on roll (when it may double and the decision is close or
   actual: it doubled, erred, or doubling came within :data:`CLOSE_CUBE`) and the
   opponent's take, pass or beaver, from :func:`gbot.cube_decision` at the ply.
@@ -59,7 +63,7 @@ from gbot.cube.cubeful import (
 from gbot.cube.met import default_table, equity_to_mwc
 from gbot.engine.hints import action_words
 from gbot.errors import CubeError, GbotError
-from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, equities, invert
+from gbot.eval.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, invert
 from gbot.game.match import GameState, MatchState
 from gbot.game.position import Position
 from gbot.game.referee import Action, GameRecord, MatchRecord
@@ -427,8 +431,7 @@ class GameAnalysis:
                 keep.append(idx)
             if self.ply == 0:
                 return self._ranked(texts, keep, probs0[keep], v0[keep], idx, st), n
-        probs = invert(self.ev.evaluate(opp[keep], self.ply))
-        vals = self.values_of(probs, opp[keep], st)
+        probs, vals = self._deep_values(opp[keep], st)
         return self._ranked(texts, keep, probs, vals, idx, st), n
 
     def _ranked(self, texts: list[str], keep: list[int], probs: np.ndarray[Any, Any],
@@ -441,22 +444,51 @@ class GameAnalysis:
         return rows
 
     def values(self, after: np.ndarray[Any, Any], st: Any) -> np.ndarray[Any, Any]:
-        """The mover's values (EMG) of the boards ``after`` its play (mover's view, one row
-        each) at the analysis ply: cubeless equity in money play; in a match the cubeful
-        match winning chance as EMG (normalised to the present cube, as gnubg shows it)."""
+        """The mover's cubeful values (EMG) of the boards ``after`` its play (mover's view,
+        one row each) at the analysis ply, as the candidates are valued (see the module's
+        docstring); in a match the match winning chance as EMG (normalised to the present
+        cube, as gnubg shows it)."""
         boards = np.array([flip_py(b) for b in np.asarray(after, dtype=np.int8).reshape(-1, 26)],
                           dtype=np.int8)
-        return self.values_of(invert(self.ev.evaluate(boards, self.ply)), boards, st)
+        if self.ply == 0:
+            return self.values_of(invert(self.ev.evaluate(boards, 0)), boards, st)
+        return self._deep_values(boards, st)[1]
+
+    def _deep_values(self, boards: np.ndarray[Any, Any], st: Any
+                     ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """The mover's cubeless probabilities and cubeful values (EMG) at the analysis ply
+        (1 or more) of the ``boards`` the opponent faces after the mover's plays (its view):
+        the opponent's cube decision at that ply, its right action taken; a finished game
+        exactly."""
+        n = boards.shape[0]
+        probs = np.empty((n, 5), dtype=np.float64)
+        vals = np.empty(n, dtype=np.float64)
+        opp_st = opponent_state(st)
+        win, lose = self._cube_mwcs(st)
+        for i in range(n):
+            b = boards[i:i + 1]
+            if not (b < 0).any():           # the mover has borne off its last checker
+                probs[i] = invert(self.ev.evaluate(b, 0))[0]
+                vals[i] = self.values_of(probs[i:i + 1], b, st)[0]
+                continue
+            d = cube_decision(Position(b[0]), opp_st, ply=self.ply, evaluator=self.ev)
+            probs[i] = invert(np.array([d.probabilities], dtype=np.float64))[0]
+            nd, dt, dp = d.equities if self.money or d.mwc is None else d.mwc
+            got = nd if not d.can_double else _core.pick(
+                _core.ACTIONS.index(d.action), _core.RESPONSES.index(d.response), nd, dt, dp)
+            if self.money:
+                vals[i] = -got
+            else:
+                vals[i] = (2.0 * (1.0 - got) - (win + lose)) / (win - lose)    # MWC -> EMG
+        return probs, vals
 
     def values_of(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
-                  st: Any, cubeful: bool = False) -> np.ndarray[Any, Any]:
-        """:meth:`values` from the mover's probabilities ``probs`` (win, win g, win bg,
-        lose g, lose bg; one row per play) of the ``boards`` the opponent then faces.
-        ``cubeful``: money values with the cube too (the opponent's right cube action, EMG
-        per unit of the cube); match values always have it."""
+                  st: Any) -> np.ndarray[Any, Any]:
+        """The mover's cubeful values at 0-ply (EMG) from its probabilities ``probs`` (win,
+        win g, win bg, lose g, lose bg; one row per play) of the ``boards`` the opponent
+        then faces: the opponent's right cube action by the cube model (money: EMG per unit
+        of the cube; match: the match winning chance as EMG)."""
         probs = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
-        if self.money and not cubeful:
-            return np.asarray(equities(probs), dtype=np.float64)
         opp = self._opponent_values(probs, np.asarray(boards, dtype=np.int8).reshape(-1, 26),
                                     opponent_state(st))
         if self.money:
@@ -522,8 +554,7 @@ class GameAnalysis:
                 opp_boards.append(stay)
                 probs.append(invert(self.ev.evaluate(stay, 0)))
             bounds.append(bounds[-1] + opp_boards[-1].shape[0])
-        vals = self.values_of(np.concatenate(probs), np.concatenate(opp_boards), st,
-                              cubeful=True)
+        vals = self.values_of(np.concatenate(probs), np.concatenate(opp_boards), st)
         return np.array([vals[bounds[k]:bounds[k + 1]].max() for k in range(len(rolls))])
 
     def luck(self, pos: Position, st: Any, dice: tuple[int, int]) -> float:

@@ -387,7 +387,7 @@ def _candidate_rows(a: Analysis, d: Decision) -> str:
     if played_rank is None:
         rows.append(f'<tr class="played"><td></td><td>&bull;</td><td class="play">'
                     f'{_esc(d.played)}</td><td colspan="4">not valued</td></tr>')
-    head = (f"<tr><th>#</th><th></th><th>play</th><th>{a.ply}-ply equity</th><th>diff</th>"
+    head = (f"<tr><th>#</th><th></th><th>play</th><th>{a.ply}-ply cubeful equity</th><th>diff</th>"
             + ("<th>MWC</th>" if match else "")
             + "<th>win g bg &ndash; lose g bg</th></tr>")
     return f'<table class="cands">{head}{"".join(rows)}</table>'
