@@ -543,3 +543,20 @@ def test_resignation_from_a_match_state() -> None:
     st = MatchState()
     assert offer_resignation(pos, st, evaluator=FixedEvaluator((0.0, 0.0, 0.0, 1.0, 0.0))) == 2
     assert offer_resignation(pos, st, evaluator=FixedEvaluator((0.2, 0.0, 0.0, 0.1, 0.0))) == 0
+
+
+@pytest.mark.parametrize("ply", [0, 2])
+@pytest.mark.parametrize("mover_left", [True, False])
+def test_a_finished_game_has_no_cube_decision(ply: int, mover_left: bool) -> None:
+    # one side has borne off its last checker: no double, take or pass is left to decide
+    # (a 2-ply look-ahead once answered "no double, take" with a double/pass worth +1)
+    from gbot.game.match import MatchState
+
+    board = np.zeros(26, dtype=np.int8)
+    if mover_left:
+        board[1:4] = 2          # the side on roll still has six checkers, the opponent none
+    else:
+        board[22:25] = -2       # the opponent has six left, the side on roll none
+    for state in (MatchState(), MatchState(match_length=7, score=(3, 3))):
+        with pytest.raises(CubeError, match="the game is over"):
+            cube_decision(board, state, ply=ply)

@@ -164,13 +164,17 @@ def cube_decision(pos: Any, state: MatchState, ply: int = 0,
 
     ``pos`` is a :class:`gbot.Position` (or a 26-slot board) seen by ``state.player_on_roll``;
     ``evaluator`` defaults to a shared :class:`gbot.Evaluator`. Rule switches (cube cap, cube
-    off, end mode, Jacoby, beavers, raccoons) come from ``state.rules``.
+    off, end mode, Jacoby, beavers, raccoons) come from ``state.rules``. A finished game (a
+    side without checkers) has none: :class:`gbot.errors.CubeError`.
     """
+    board = _board_of(pos)
+    if not (board > 0).any() or not (board < 0).any():
+        raise CubeError("the game is over in this position; there is no cube decision")
     ev = evaluator if evaluator is not None else shared_evaluator()
     ctx = context_from_state(state, board_cube_life(pos))
     if ply >= 1 and provides(ev, "evaluate"):
         caucasian = move_rule(ev) or state.rules.caucasian
-        e, probs = lookahead_cubeful(_board_of(pos), ctx, ev, ply, caucasian=caucasian)
+        e, probs = lookahead_cubeful(board, ctx, ev, ply, caucasian=caucasian)
         return decide_from_equities(e, ctx, check_probs(probs))
     raw = tuple(float(v) for v in ev.probabilities(pos, ply=ply))
     if len(raw) != 5 or not all(math.isfinite(v) for v in raw):
