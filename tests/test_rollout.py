@@ -182,6 +182,31 @@ def test_rollout_label_stage_is_resumable(tmp_path: object) -> None:
     assert (tmp / "out" / "part-00000.npz").stat().st_mtime_ns == before
 
 
+def test_rollout_label_stage_logs_its_progress_within_a_part(tmp_path: object,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    # a long part says how far it is and when it will end, not only when it is done; the
+    # labels are those of a run without progress lines
+    from pathlib import Path
+
+    from gbot.train import rollout_label as R
+
+    tmp = Path(str(tmp_path))
+    boards = np.stack([RACE, BEAR, RACE, BEAR, RACE] * 14)        # 70: two tasks of 64
+    (tmp / "out").mkdir()
+    np.savez(tmp / "out" / "positions.npz", boards=boards)
+    monkeypatch.setattr(R, "PROGRESS_EVERY", 0.0)
+    lines: list[str] = []
+    R.run(tmp / "out", 2, 0, 3, 1, part_size=70, log=lines.append)
+    counts = [int(line.split()[1]) for line in lines if line.startswith("positions ")]
+    assert counts == [64, 70]                 # after each task of 64 boards, then the rest
+    assert all("of 70, ETA " in line for line in lines if line.startswith("positions "))
+    assert lines[-1].startswith("part 0: positions 0..69 of 70")
+    _, p = R.load(tmp / "out")
+    again, _ = rollout_boards(boards, 2, seed=3)
+    assert np.allclose(p, again, atol=1e-6)
+
+
 def test_a_time_bound_stops_at_a_whole_block_with_the_figures_of_those_trials() -> None:
     """Past ``stop_at`` no more trials start once a position has whole blocks of 36: the
     result is exactly the rollout of the trials played (the first block of the same seed),

@@ -15,6 +15,7 @@ rather than mixing labels of two kinds in one set.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,8 @@ __all__ = ["PART_SIZE", "load", "load_with_groups", "prepare", "run"]
 
 PART_SIZE = 2000
 """Positions a part holds (the last may hold fewer)."""
+PROGRESS_EVERY = 60.0
+"""Seconds between the log's progress lines within a part."""
 
 
 def prepare(src: Path, out: Path, limit: int, seed: int) -> int:
@@ -67,7 +70,9 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int,
     """Label ``out/positions.npz`` part by part (resumable); ``checker_ply`` is the ply of
     the plays inside the rollouts (:class:`gbot.analysis.rollout.RolloutSettings`); the
     trials run on ``backend`` (``process`` with ``workers`` processes, or ``ray``, at
-    ``address`` for a cluster). The labels are the same whatever the backend."""
+    ``address`` for a cluster). The labels are the same whatever the backend. Progress: a
+    bar on a terminal, and a log line with the ETA at least every :data:`PROGRESS_EVERY`
+    seconds and after each part."""
     with np.load(out / "positions.npz") as z:
         boards = z["boards"].astype(np.int8)
     _check_settings(out, {"trials": trials, "truncate": truncate, "seed": seed,
@@ -79,32 +84,53 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int,
               if (out / f"part-{k:05d}.npz").exists())
     bar = terminal_bar(n, "rollout labels", "position", initial=had)
     log = around_bars(log)
+    began = time.monotonic()
+    shown = [had, began]            # positions counted on the bar, time of the last log line
+
+    def advance(count: int) -> None:
+        """``count`` positions are labelled in all: the bar, and a log line when due."""
+        if count <= shown[0]:
+            return
+        bar.update(count - shown[0])
+        shown[0] = count
+        now = time.monotonic()
+        if now - shown[1] >= PROGRESS_EVERY and count > had:
+            shown[1] = now
+            eta = (n - count) * (now - began) / (count - had)
+            log(f"positions {count} of {n}, ETA {eta / 60:.0f} min")
+
     for k, start in enumerate(range(0, n, part_size)):
         part = out / f"part-{k:05d}.npz"
         if part.exists():
             continue
         b = boards[start:start + part_size]
+
+        def in_part(done: int, _total: int, at: int = start) -> None:
+            advance(at + done // trials)
+
         probs, se = _label(b, start, trials, truncate, seed, workers, checker_ply, backend,
-                           address)
+                           address, in_part)
         tmp = part.with_name(part.name + ".tmp.npz")
         np.savez_compressed(tmp, boards=b, probs=probs.astype(np.float32),
                             se=se.astype(np.float32))
         tmp.replace(part)
-        bar.update(b.shape[0])
+        advance(start + b.shape[0])
         log(f"part {k}: positions {start}..{start + b.shape[0] - 1} of {n}, mean equity SE "
             f"{float(np.nanmean(se[:, 0])):.4f}")
     bar.close()
 
 
 def _label(boards: npt.NDArray[np.int8], start: int, trials: int, truncate: int, seed: int,
-           workers: int, checker_ply: int, backend: str, address: str | None
+           workers: int, checker_ply: int, backend: str, address: str | None,
+           progress: Callable[[int, int], None] | None = None
            ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Rollouts of ``boards``, position numbers counted from ``start`` (the dice hash)."""
+    """Rollouts of ``boards``, position numbers counted from ``start`` (the dice hash);
+    ``progress(trials done, trials in all)`` as they finish."""
 
     # rollout_boards numbers its boards from 0; the part's start goes into the seed
     probs, se = rollout_boards(boards, trials, truncate=truncate, seed=(seed + start) % 2**32,
                                workers=workers, checker_ply=checker_ply, backend=backend,
-                               ray_address=address)
+                               ray_address=address, progress=progress)
     return probs, se
 
 
