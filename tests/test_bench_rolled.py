@@ -108,7 +108,8 @@ def test_mover_equity_of_the_labels() -> None:
 
 
 @pytest.mark.parametrize("name, cls, decisions, candidates, seed",
-                         [("contact", "CONTACT", 512, 2745, 41), ("race", "RACE", 190, 2900, 44)])
+                         [("contact", "CONTACT", 512, 2745, 41), ("race", "RACE", 190, 2900, 44),
+                          ("crashed", "CRASHED", 339, 2620, 43)])
 def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, candidates: int,
                                         seed: int) -> None:
     # scripts/data/rolled/NAME, as its README and the model card describe it: the decisions
