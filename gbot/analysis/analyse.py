@@ -464,23 +464,23 @@ class GameAnalysis:
         probs = np.empty((n, 5), dtype=np.float64)
         vals = np.empty(n, dtype=np.float64)
         opp_st = opponent_state(st)
-        win, lose = self._cube_mwcs(st)
         for i in range(n):
-            b = boards[i:i + 1]
-            if not (b < 0).any():           # the mover has borne off its last checker
-                probs[i] = invert(self.ev.evaluate(b, 0))[0]
-                vals[i] = self.values_of(probs[i:i + 1], b, st)[0]
+            pos = Position(boards[i])
+            if pos.is_over():               # the mover has borne off its last checker
+                probs[i] = invert(self.ev.evaluate(boards[i:i + 1], 0))[0]
+                vals[i] = self.values_of(probs[i:i + 1], boards[i:i + 1], st)[0]
                 continue
-            d = cube_decision(Position(b[0]), opp_st, ply=self.ply, evaluator=self.ev)
+            d = cube_decision(pos, opp_st, ply=self.ply, evaluator=self.ev)
             probs[i] = invert(np.array([d.probabilities], dtype=np.float64))[0]
-            nd, dt, dp = d.equities if self.money or d.mwc is None else d.mwc
-            got = nd if not d.can_double else _core.pick(
-                _core.ACTIONS.index(d.action), _core.RESPONSES.index(d.response), nd, dt, dp)
-            if self.money:
-                vals[i] = -got
-            else:
-                vals[i] = (2.0 * (1.0 - got) - (win + lose)) / (win - lose)    # MWC -> EMG
+            opp = d.match_winning_chance
+            vals[i] = -d.equity if opp is None else float(self._mover_emg(opp, st))
         return probs, vals
+
+    def _mover_emg(self, opp_mwc: Any, st: Any) -> Any:
+        """The mover's EMG (normalised to the present cube) in a match where the opponent's
+        match winning chance is ``opp_mwc`` (a number or an array of them)."""
+        win, lose = self._cube_mwcs(st)
+        return (2.0 * (1.0 - opp_mwc) - (win + lose)) / (win - lose)
 
     def values_of(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
                   st: Any) -> np.ndarray[Any, Any]:
@@ -493,8 +493,7 @@ class GameAnalysis:
                                     opponent_state(st))
         if self.money:
             return -opp
-        win, lose = self._cube_mwcs(st)
-        return (2.0 * (1.0 - opp) - (win + lose)) / (win - lose)     # MWC -> EMG
+        return np.asarray(self._mover_emg(opp, st), dtype=np.float64)
 
     def _opponent_values(self, probs: np.ndarray[Any, Any], boards: np.ndarray[Any, Any],
                          opp_state: Any) -> np.ndarray[Any, Any]:

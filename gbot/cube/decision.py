@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from gbot.core import cubemath as _core
+from gbot.core.board import checkers
 from gbot.cube.cubeful import (
     CubeContext,
     CubefulEquities,
@@ -81,7 +82,17 @@ class CubeDecision:
     @property
     def equity(self) -> float:
         """Cubeful equity of the right action for the side on roll."""
-        nd, dt, dp = self.equities
+        return self._of_action(self.equities)
+
+    @property
+    def match_winning_chance(self) -> float | None:
+        """Match winning chance of the right action for the side on roll (None in money)."""
+        return None if self.mwc is None else self._of_action(self.mwc)
+
+    def _of_action(self, values: tuple[float, float, float]) -> float:
+        """What the side on roll gets of its no double, double/take and double/pass
+        ``values`` with the right action and answer."""
+        nd, dt, dp = values
         return float(_core.pick(ACTIONS.index(self.action), RESPONSES.index(self.response), nd,
                                 dt, dp))
 
@@ -168,7 +179,7 @@ def cube_decision(pos: Any, state: MatchState, ply: int = 0,
     side without checkers) has none: :class:`gbot.errors.CubeError`.
     """
     board = _board_of(pos)
-    if not (board > 0).any() or not (board < 0).any():
+    if 0 in checkers(board):
         raise CubeError("the game is over in this position; there is no cube decision")
     ev = evaluator if evaluator is not None else shared_evaluator()
     ctx = context_from_state(state, board_cube_life(pos))

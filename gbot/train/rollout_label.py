@@ -94,7 +94,7 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int,
         bar.update(count - shown[0])
         shown[0] = count
         now = time.monotonic()
-        if now - shown[1] >= PROGRESS_EVERY and count > had:
+        if now - shown[1] >= PROGRESS_EVERY:
             shown[1] = now
             eta = (n - count) * (now - began) / (count - had)
             log(f"positions {count} of {n}, ETA {eta / 60:.0f} min")
