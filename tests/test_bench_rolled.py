@@ -107,13 +107,15 @@ def test_mover_equity_of_the_labels() -> None:
     assert B.mover_equity(p) == pytest.approx(-(p @ EQUITY))
 
 
-@pytest.mark.parametrize("name, cls, decisions, candidates, seed",
-                         [("contact", "CONTACT", 512, 2745, 41), ("race", "RACE", 190, 2900, 44),
-                          ("crashed", "CRASHED", 339, 2620, 43)])
+@pytest.mark.parametrize("name, cls, decisions, candidates, rolled, seed",
+                         [("contact", "CONTACT", 512, 2745, 3000, 41),
+                          ("race", "RACE", 190, 2900, 3000, 44),
+                          ("race2", "RACE", 317, 3849, 4000, 48),
+                          ("crashed", "CRASHED", 339, 2620, 3000, 43)])
 def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, candidates: int,
-                                        seed: int) -> None:
+                                        rolled: int, seed: int) -> None:
     # scripts/data/rolled/NAME, as its README and the model card describe it: the decisions
-    # and candidates counted there (3,000 results of the class rolled out, 36 games each),
+    # and candidates counted there (``rolled`` results of the class rolled out, 36 games each),
     # every figure an estimate with its standard error (variance reduction can take one a
     # little below 0)
     import json as _json
@@ -126,7 +128,7 @@ def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, can
     d = B.decisions(folder)
     assert (d.starts.shape[0], d.boards.shape[0]) == (decisions, candidates)
     boards, probs, groups = load_with_groups(folder)
-    assert groups is not None and boards.shape[0] == probs.shape[0] == 3000
+    assert groups is not None and boards.shape[0] == probs.shape[0] == rolled
     assert (classify.classify_many(boards) == getattr(classify, cls)).all()
     se = np.concatenate([np.load(p)["se"] for p in sorted(folder.glob("part-*.npz"))])
     assert se.shape == probs.shape and (se >= 0).all() and (se < 0.1).all()
