@@ -46,7 +46,10 @@ same hour (four runs): p99 gbot 0.33 / 0.48 / 0.36 / 0.52 against gnubg 0.44 / 0
 1.47. The largest round trips (11-21 ms) are the two short bear-off take questions, which the
 engine's cube look-ahead answers (``scripts/profile_lines.py`` times each kind of line).
 
-At ``gbot serve``'s defaults (``--ply 2``), 2026-12-07, quiet machine, 1,000 boards: median gbot
+Networks v14, 2026-12-07, quiet machine, 1,000 boards, ``--cube-ply 0``, three runs in a row:
+median gbot 0.091 / 0.125 / 0.123 ms against gnubg 0.092 / 0.131 / 0.137 (1.01x / 1.05x /
+1.12x), p99 0.32 / 0.52 / 0.50 against 0.46 / 0.69 / 0.76; a run while a training job was
+ending: 0.79x. At ``gbot serve``'s defaults (``--ply 2``), the same day: median gbot
 7.6 ms against gnubg 16.7 ms at its 2-ply (2.19x), p99 36.8 ms against 198 ms (5.38x), CPU per
 question 12.9 ms against 34.9 ms; the 5 ms p99 target, set when the default was 0-ply, is
 missed there (a 2-ply decision takes about 7 ms).
