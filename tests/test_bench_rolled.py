@@ -118,8 +118,6 @@ def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, can
     # and candidates counted there (``rolled`` results of the class rolled out, 36 games each),
     # every figure an estimate with its standard error (variance reduction can take one a
     # little below 0)
-    import json as _json
-
     from gbot.core import classify
     from gbot.train.rollout_label import load_with_groups
 
@@ -134,5 +132,5 @@ def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, can
     assert se.shape == probs.shape and (se >= 0).all() and (se < 0.1).all()
     assert (probs > -0.02).all() and (probs < 1.02).all()
     assert (probs[:, 1] <= probs[:, 0] + 3 * se[:, 0] + 0.01).all()
-    settings = _json.loads((folder / "settings.json").read_text())
+    settings = json.loads((folder / "settings.json").read_text())
     assert settings == {"checker_ply": 0, "seed": seed, "trials": 36, "truncate": 0}

@@ -85,17 +85,18 @@ def run(out: Path, trials: int, truncate: int, seed: int, workers: int,
     bar = terminal_bar(n, "rollout labels", "position", initial=had)
     log = around_bars(log)
     began = time.monotonic()
-    shown = [had, began]            # positions counted on the bar, time of the last log line
+    counted, logged = had, began    # positions counted on the bar, time of the last log line
 
     def advance(count: int) -> None:
         """``count`` positions are labelled in all: the bar, and a log line when due."""
-        if count <= shown[0]:
+        nonlocal counted, logged
+        if count <= counted:
             return
-        bar.update(count - shown[0])
-        shown[0] = count
+        bar.update(count - counted)
+        counted = count
         now = time.monotonic()
-        if now - shown[1] >= PROGRESS_EVERY:
-            shown[1] = now
+        if now - logged >= PROGRESS_EVERY:
+            logged = now
             eta = (n - count) * (now - began) / (count - had)
             log(f"positions {count} of {n}, ETA {eta / 60:.0f} min")
 
