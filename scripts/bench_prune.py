@@ -19,6 +19,7 @@ pruning networks learnt from), this prints:
 
     python3 scripts/bench_prune.py                         # shipped pruner, keep 4, 2-ply
     python3 scripts/bench_prune.py --prune runs/prune.npz --keep 3 --n 300
+    python3 scripts/bench_prune.py --window 1e9             # keep 4 whatever their values
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ from gbot.game.match import MatchState
 from gbot.game.position import Position
 
 
-def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep: int
-                    ) -> dict[str, float]:
-    """Pick agreement of ``prune`` (top ``keep``, then ``full``: the search's own kernels)
+def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep: int,
+                    window: float) -> dict[str, float]:
+    """Pick agreement of ``prune`` (top ``keep`` within ``window``, then ``full``: the search's
+    own kernels)
     with ``full`` over every roll of ``positions`` whose plays the networks value (two or
     more), and the equity lost where they differ."""
     ev = Evaluator(networks=full, prune=False)
@@ -53,7 +55,8 @@ def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep
     p_full = full.evaluate(children).astype(np.float64)
     p_prune = prune.evaluate(children).astype(np.float64)
     selected = np.empty(children.shape[0], dtype=np.bool_)
-    _ex.prune_select(p_prune, offsets, keep, selected)
+    _ex.prune_select(p_prune, offsets, keep, window, selected)
+    n_full = int(np.count_nonzero(selected & (kinds == _ex.NET)))
     pick = np.empty(groups, dtype=np.int64)
     best = np.empty(groups, dtype=np.int64)
     _ex.pick_best_of(p_full, offsets, selected, pick)
@@ -65,7 +68,8 @@ def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep
     lost = loss[loss != 0.0]
     return {"rolls": int(counted.sum()), "same_pick": float((loss == 0.0).sum()) / total,
             "mean_loss_per_roll": float(lost.sum()) / total,
-            "largest_loss": float(lost.max(initial=0.0))}
+            "largest_loss": float(lost.max(initial=0.0)),
+            "full_per_roll": n_full / max(groups, 1)}
 
 
 def _losses(loss: np.ndarray) -> dict[str, float]:
@@ -77,10 +81,10 @@ def _losses(loss: np.ndarray) -> dict[str, float]:
 
 
 def decisions(full: Networks, prune: Networks, positions: list[Position], ply: int, keep: int,
-              seed: int) -> dict[str, float]:
+              window: float, seed: int) -> dict[str, float]:
     """Time and agreement of ``ply``-ply best plays, unpruned and pruned."""
     plain = Evaluator(networks=full, prune=False)
-    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep)
+    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep, prune_window=window)
     rolls = seeded_rolls(len(positions), seed)
     pos0, d0 = positions[0], rolls[0]
     plain.best_play(pos0, d0, ply)
@@ -131,11 +135,11 @@ def _cube_loss(plain: CubeDecision, pruned: CubeDecision) -> tuple[float, float]
 
 
 def cube_decisions(full: Networks, prune: Networks, positions: list[Position], ply: int,
-                   keep: int) -> dict[str, float]:
+                   keep: int, window: float) -> dict[str, float]:
     """Agreement of the pruned ``ply`` cube look-ahead with the unpruned one, in
     :data:`CUBE_STATES`."""
     plain = Evaluator(networks=full, prune=False)
-    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep)
+    pruned = Evaluator(networks=full, prune=prune, prune_keep=keep, prune_window=window)
     cube_decision(positions[0], MatchState(), ply, evaluator=plain)
     cube_decision(positions[0], MatchState(), ply, evaluator=pruned)
     tick = clock("cpu")
@@ -163,6 +167,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200, help="distinct contact positions")
     ap.add_argument("--ply", type=int, default=2)
     ap.add_argument("--keep", type=int, default=None, help="default: the evaluator's")
+    ap.add_argument("--window", type=float, default=None, help="default: the evaluator's")
     ap.add_argument("--prune", type=Path, default=None,
                     help="pruning networks (default: the shipped ones)")
     ap.add_argument("--cube-ply", type=int, default=2, help="0 skips the cube decisions")
@@ -175,23 +180,26 @@ def main() -> None:
     if prune is None:
         raise SystemExit("no pruning networks: give --prune")
     keep = args.keep or Evaluator().prune_keep
+    window = Evaluator().prune_window if args.window is None else args.window
     positions, source = contact_positions(args.n, args.seed)
-    print(f"positions: {args.n} distinct contact positions, {source}; keep {keep}")
+    print(f"positions: {args.n} distinct contact positions, {source}; keep {keep} within "
+          f"{window}")
     boards = np.array([p.board for p in positions], dtype=np.int8)
-    rep = reply_agreement(full, prune, boards, keep)
+    rep = reply_agreement(full, prune, boards, keep, window)
     print(f"reply picks: {rep['rolls']} rolls, same pick {100 * rep['same_pick']:.2f} %, "
           f"equity given up {rep['mean_loss_per_roll']:.5f} per roll (largest "
-          f"{rep['largest_loss']:.3f})")
-    dec = decisions(full, prune, positions, args.ply, keep, args.seed)
+          f"{rep['largest_loss']:.3f}); {rep['full_per_roll']:.2f} replies a roll for the full "
+          f"networks")
+    dec = decisions(full, prune, positions, args.ply, keep, window, args.seed)
     print(f"{args.ply}-ply decisions: {dec['decisions']}, unpruned {dec['unpruned_ms']:.2f} ms "
           f"(p99 {dec['unpruned_p99_ms']:.1f}), pruned {dec['pruned_ms']:.2f} ms (p99 "
           f"{dec['pruned_p99_ms']:.1f}): {dec['speedup']:.2f}x; same play "
           f"{100 * dec['same_play']:.1f} %, equity lost {dec['mean_loss_per_decision']:.5f} "
           f"± {dec['se_loss_per_decision']:.5f} per decision (largest {dec['largest_loss']:.3f}, "
           f"by the unpruned search)")
-    out: dict[str, object] = {"keep": keep, "replies": rep, "decisions": dec}
+    out: dict[str, object] = {"keep": keep, "window": window, "replies": rep, "decisions": dec}
     if args.cube_ply > 0:
-        cub = cube_decisions(full, prune, positions, args.cube_ply, keep)
+        cub = cube_decisions(full, prune, positions, args.cube_ply, keep, window)
         print(f"{args.cube_ply}-ply cube decisions: {cub['decisions']} "
               f"({', '.join(CUBE_STATES)}), unpruned {cub['unpruned_ms']:.2f} ms, pruned "
               f"{cub['pruned_ms']:.2f} ms: {cub['speedup']:.2f}x; "

@@ -98,7 +98,7 @@ def test_pruned_level_keeping_every_reply_is_the_full_search() -> None:
     from tests.randomplay import random_positions
 
     full = Evaluator(prune=False)
-    keep_all = Evaluator(prune_keep=10_000, cube_prune_keep=10_000)
+    keep_all = Evaluator(prune_keep=10_000, cube_prune_keep=10_000, prune_window=float("inf"))
     keep_default = Evaluator(prune_keep=10_000)    # the look-ahead keeps cube_prune_keep
     assert keep_all.pruner is not None
     ctx = CubeContext(match_length=7, away=4, opp_away=2, cube=1, cube_life=0.7)

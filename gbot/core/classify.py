@@ -48,8 +48,9 @@ def _crashed(total: int, deep1: int, deep2: int) -> bool:
 
 
 @jit
-def classify(b: Board) -> int:
-    """Class of one board (see the module docstring for the definitions)."""
+def classify_counted(b: Board) -> tuple[int, int, int]:
+    """``(class, checkers of the side to move on the board, the opponent's)`` of one board,
+    the counts including the bar (see the module docstring for the classes)."""
     n_me = int(b[25])
     n_opp = -int(b[0])
     back = 25 if b[25] > 0 else 0
@@ -65,15 +66,21 @@ def classify(b: Board) -> int:
             if p < opp_back:
                 opp_back = p
     if n_me == 0 or n_opp == 0:
-        return OVER
+        return OVER, n_me, n_opp
     if back <= 6 and opp_back >= 19:
-        return BEAROFF
+        return BEAROFF, n_me, n_opp
     if back < opp_back:
-        return RACE
+        return RACE, n_me, n_opp
     if _crashed(n_me, max(int(b[1]), 0), max(int(b[2]), 0)) or _crashed(
             n_opp, max(-int(b[24]), 0), max(-int(b[23]), 0)):
-        return CRASHED
-    return CONTACT
+        return CRASHED, n_me, n_opp
+    return CONTACT, n_me, n_opp
+
+
+@jit
+def classify(b: Board) -> int:
+    """Class of one board (see the module docstring for the definitions)."""
+    return classify_counted(b)[0]
 
 
 @jit

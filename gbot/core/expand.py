@@ -274,21 +274,27 @@ def pick_best(probs: Probs, offsets: npt.NDArray[np.int64], chosen: npt.NDArray[
 
 
 @jit
-def prune_select(probs: Probs, offsets: npt.NDArray[np.int64], keep: int,
+def prune_select(probs: Probs, offsets: npt.NDArray[np.int64], keep: int, window: float,
                  selected: npt.NDArray[np.bool_]) -> None:
-    """Mark in ``selected`` the ``keep`` children of each group the mover likes best by
-    ``probs`` (a cheap estimate; the opponent to move in each): the lowest equities, the
-    earlier row first on ties. Groups of at most ``keep`` children are kept whole."""
+    """Mark in ``selected`` the children of each group the mover likes best by ``probs`` (a
+    cheap estimate; the opponent to move in each): at most ``keep``, the lowest equities, the
+    earlier row first on ties, each within ``window`` of the lowest (which is always kept)."""
     for g in range(offsets.shape[0] - 1):
         lo = offsets[g]
         hi = offsets[g + 1]
-        if hi - lo <= keep:
-            for i in range(lo, hi):
-                selected[i] = True
+        if hi == lo:
             continue
+        first = lo
+        first_e = equity(probs[lo])
         for i in range(lo, hi):
             selected[i] = False
-        for _ in range(keep):
+            e = equity(probs[i])
+            if e < first_e:
+                first_e = e
+                first = i
+        selected[first] = True
+        limit = first_e + window
+        for _ in range(min(keep, hi - lo) - 1):
             best = -1
             best_e = 1e300
             for i in range(lo, hi):
@@ -297,6 +303,8 @@ def prune_select(probs: Probs, offsets: npt.NDArray[np.int64], keep: int,
                     if e < best_e:
                         best_e = e
                         best = i
+            if best_e > limit:
+                break
             selected[best] = True
 
 

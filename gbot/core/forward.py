@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from gbot.core.arrays import F32, F64, I32, read_only
 from gbot.core.board import Board
-from gbot.core.classify import BEAROFF, OVER, RACE, classify
+from gbot.core.classify import BEAROFF, OVER, RACE, classify_counted
 from gbot.core.encode import (
     FEATURE_MAX,
     FEATURE_SCALE,
@@ -218,8 +218,10 @@ def _delta_terms(b: Board, prev: Board, cnt: npt.NDArray[np.int64],
         me_new = max(new, 0)
         op_old = max(-old, 0)
         op_new = max(-new, 0)
-        m = _slot_change(rows, coef, m, 4 * max(p - 1, 0), me_old, me_new)
-        m = _slot_change(rows, coef, m, 4 * (SLOTS + 24 - p), op_old, op_new)
+        if me_old != me_new:
+            m = _slot_change(rows, coef, m, 4 * max(p - 1, 0), me_old, me_new)
+        if op_old != op_new:
+            m = _slot_change(rows, coef, m, 4 * (SLOTS + 24 - p), op_old, op_new)
         d_me += me_new - me_old
         d_op += op_new - op_old
     # the borne-off counts change by minus the change on the board
@@ -380,7 +382,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
     prev_k = -1
     for i in range(boards.shape[0]):
         b = boards[i]
-        cls = classify(read_only(b))
+        cls, n_me, n_opp = classify_counted(read_only(b))
         if cls == OVER:
             _exact_over(b, out[i])
             continue
@@ -428,7 +430,7 @@ def forward_batch(boards: npt.NDArray[np.int8], esc: npt.NDArray[np.int64],
         out_i[2] = _logistic(z2)
         out_i[3] = _logistic(z3)
         out_i[4] = _logistic(z4)
-        _tidy(b, cls, 15 - _on_board(b, 1), 15 - _on_board(b, -1), out_i)
+        _tidy(b, cls, 15 - n_me, 15 - n_opp, out_i)
 
 
 @jit_bare
@@ -465,14 +467,3 @@ def mark_padding(w1m: F32, b1: F32, w2: F32) -> None:
     while n > 0 and b1[n - 1] == 0.0 and not w2[n - 1].any() and not whole[:N_INPUTS, n - 1].any():
         n -= 1
     w1m[N_INPUTS, n:] = 0.0
-
-
-@jit_bare
-def _on_board(b: Board, side: int) -> int:
-    """Checkers of the side to move (``side`` 1) or of the opponent (-1) still on the board."""
-    n = 0
-    for p in range(26):
-        v = int(b[p]) * side
-        if v > 0:
-            n += v
-    return n

@@ -23,12 +23,12 @@ plays, each within ``window`` equity of the best so far). :data:`DEFAULT_FILTERS
 searches at most 5 candidates 2 plies deep. Inner levels pick by 0-ply, as gnubg does.
 
 Inner reply choices may be pruned, gnubg-style: when the networks carry a cheaper ``prune``
-evaluator, every reply is scored with it and only the ``prune_keep`` best of each roll are
-scored by the full networks before the pick. Root plays are never pruned. The shipped
-networks carry theirs (:attr:`gbot.eval.net.Networks.prune`: 128 hidden units on the raw
-board inputs only, trained on the full networks' values of replies: ``gbot train replies``),
-so 1- and more-ply searches prune unless ``prune=False``; ``scripts/bench_prune.py``
-measures what it saves and costs.
+evaluator, every reply is scored with it and only the ``prune_keep`` best of each roll that it
+values within ``prune_window`` of its best are scored by the full networks before the pick.
+Root plays are never pruned. The shipped networks carry theirs
+(:attr:`gbot.eval.net.Networks.prune`: 128 hidden units on the raw board inputs only, trained
+on the full networks' values of replies: ``gbot train replies``), so 1- and more-ply searches
+prune unless ``prune=False``; ``scripts/bench_prune.py`` measures what it saves and costs.
 
 Every network call is one batch over all candidates and rolls of a level, each distinct board
 evaluated once (:mod:`gbot.core.dedup`). Within one decision, the replies a stage picked for
@@ -110,7 +110,10 @@ class MoveFilter:
 
 
 PRUNE_KEEP = 4
-"""Replies per roll that the full networks score after pruning (when a pruner is present)."""
+"""Replies per roll that the full networks score after pruning (when a pruner is present), at
+most."""
+PRUNE_WINDOW = 0.2
+"""Of those, only the ones the pruner values within this much equity of its best reply."""
 CUBE_PRUNE_KEEP = 2
 """The same for the cube look-ahead's pruned level (:meth:`Evaluator.best_replies`), whose
 leaves are averaged over 441 rolls: on the 2,000 positions of ``tests/data/cube_vectors.jsonl``
@@ -309,7 +312,8 @@ class Evaluator:
     bear-off tables of :mod:`gbot.eval.bearoff` instead of the networks. ``prune`` (default:
     the networks' ``prune`` attribute, if any) and ``prune_keep`` set the inner-level pruning
     described in the module docstring; ``prune=False`` turns it off; ``cube_prune_keep`` is
-    ``prune_keep`` for the cube look-ahead (:meth:`best_replies`). ``threads`` (default
+    ``prune_keep`` for the cube look-ahead (:meth:`best_replies`); ``prune_window``: both keep
+only replies the pruner values within that much equity of its best. ``threads`` (default
     :func:`default_threads`): how many threads a 1- or more-ply search splits each level's
     reply picks over (the same results whatever the number).
     """
@@ -319,7 +323,7 @@ class Evaluator:
                  filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
                  exact_bearoff: bool = True, prune: BoardEvaluator | bool | None = None,
                  prune_keep: int = PRUNE_KEEP, cube_prune_keep: int = CUBE_PRUNE_KEEP,
-                 threads: int | None = None) -> None:
+                 prune_window: float = PRUNE_WINDOW, threads: int | None = None) -> None:
         if path is not None and networks is not None:
             raise EvaluatorError(f"give weights {path!r} or networks, not both")
         if not filters:
@@ -334,10 +338,13 @@ class Evaluator:
             raise EvaluatorError(f"prune takes an evaluator, None or False and prune_keep and "
                                  f"cube_prune_keep integers >= 1, got {prune!r}, "
                                  f"{prune_keep!r}, {cube_prune_keep!r}")
+        if not isinstance(prune_window, (int, float)) or not prune_window >= 0.0:
+            raise EvaluatorError(f"prune_window must be a number >= 0, got {prune_window!r}")
         self._prune_off = prune is False
         self._prune = None if isinstance(prune, bool) else prune
         self.prune_keep = prune_keep
         self.cube_prune_keep = cube_prune_keep
+        self.prune_window = float(prune_window)
         if threads is None:
             threads = default_threads()
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
@@ -461,21 +468,18 @@ class Evaluator:
     # --- batched values --------------------------------------------------------------------
     def _fill(self, boards: Board, probs: npt.NDArray[np.float64],
               kinds: npt.NDArray[np.int8], counts: npt.NDArray[np.int64],
-              dedup: bool = False,
-              evaluate: Callable[[Board], npt.ArrayLike] | None = None) -> None:
+              dedup: bool = False) -> None:
         """Complete ``probs`` for boards sorted by :func:`gbot.core.expand.static_kinds`:
         bear-offs from the tables, the rest from the networks (ended games are done).
-        ``dedup``: evaluate each distinct board once (batches with repeats); ``evaluate``
-        (with ``dedup`` only): what values the network rows instead of the networks (the
-        pruner)."""
+        ``dedup``: evaluate each distinct board once (batches with repeats)."""
         n = boards.shape[0]
         n_over, n_bear = int(counts[0]), int(counts[1])
         if dedup:
             if n_bear:
                 _distinct(_bearoff, boards, kinds, _ex.BEAROFF, n_bear, probs)
             if n_over + n_bear < n:
-                _distinct(evaluate or self.networks.evaluate, boards, kinds, _ex.NET,
-                          n - n_over - n_bear, probs)
+                _distinct(self.networks.evaluate, boards, kinds, _ex.NET, n - n_over - n_bear,
+                          probs)
             return
         if n_over + n_bear == 0:
             probs[:] = self.networks.evaluate(boards)
@@ -571,10 +575,17 @@ class Evaluator:
         parts = min(self.threads, n // SPLIT_MIN_BOARDS)
         if parts < 2:
             return self._pick_part(boards, ws, keep)
-        cuts = [n * j // parts for j in range(parts + 1)]
+        # every parts-th board to a thread: neighbours (one candidate's replies) cost alike
         got = self.map_threads(lambda part: self._pick_here(part, keep),
-                               [boards[cuts[j]:cuts[j + 1]] for j in range(parts)])
-        return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
+                               [boards[j::parts] for j in range(parts)])
+        picked = np.empty((n * _ex.N_ROLLS, 26), dtype=np.int8)
+        probs = np.empty((n * _ex.N_ROLLS, 5), dtype=np.float64)
+        by_board = picked.reshape(n, _ex.N_ROLLS, 26)
+        probs_by_board = probs.reshape(n, _ex.N_ROLLS, 5)
+        for j, (part_picked, part_probs) in enumerate(got):
+            by_board[j::parts] = part_picked.reshape(-1, _ex.N_ROLLS, 26)
+            probs_by_board[j::parts] = part_probs.reshape(-1, _ex.N_ROLLS, 5)
+        return picked, probs
 
     def map_threads(self, fn: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
         """``[fn(x) for x in items]``, the first in this thread and the others at once in the
@@ -614,15 +625,26 @@ class Evaluator:
             self._fill(children, probs, kinds, counts, dedup=True)
             _ex.pick_best(probs, offsets, chosen)
         else:
-            self._fill(children, probs, kinds, counts, dedup=True, evaluate=pruner.evaluate)
-            net = kinds == _ex.NET
+            n_bear = int(counts[1])
+            if n_bear:
+                _distinct(_bearoff, children, kinds, _ex.BEAROFF, n_bear, probs)
+            # each distinct board once: the pruner values all, the full networks the kept
+            rows = np.empty((children.shape[0] - int(counts[0]) - n_bear, 26), dtype=np.int8)
+            inverse = np.empty(children.shape[0], dtype=np.int64)
+            m = _dd.unique_rows(children, kinds, _ex.NET, rows, inverse)
+            rows = rows[:m]
+            _dd.scatter_rows(np.ascontiguousarray(pruner.evaluate(rows)), inverse, probs)
             selected = np.empty(children.shape[0], dtype=np.bool_)
-            _ex.prune_select(probs, offsets, keep, selected)
-            full = selected & net
-            n_full = int(np.count_nonzero(full))
-            if n_full:
-                _distinct(self.networks.evaluate, children, full.view(np.int8), 1, n_full,
-                          probs)
+            _ex.prune_select(probs, offsets, keep, self.prune_window, selected)
+            full = selected & (inverse >= 0)
+            if full.any():
+                kept = np.zeros(m, dtype=np.bool_)
+                kept[inverse[full]] = True
+                ids = np.flatnonzero(kept)
+                values = np.ascontiguousarray(self.networks.evaluate(rows[ids]))
+                at = np.empty(m, dtype=np.int64)
+                at[ids] = np.arange(ids.shape[0])
+                probs[full] = values[at[inverse[full]]]
             _ex.pick_best_of(probs, offsets, selected, chosen)
         return children[chosen], probs[chosen]
 
