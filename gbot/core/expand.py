@@ -279,30 +279,27 @@ def prune_select(probs: Probs, offsets: npt.NDArray[np.int64], keep: int, window
     """Mark in ``selected`` the children of each group the mover likes best by ``probs`` (a
     cheap estimate; the opponent to move in each): at most ``keep``, the lowest equities, the
     earlier row first on ties, each within ``window`` of the lowest (which is always kept)."""
+    eqs = np.empty(probs.shape[0], dtype=np.float64)
     for g in range(offsets.shape[0] - 1):
         lo = offsets[g]
         hi = offsets[g + 1]
         if hi == lo:
             continue
         first = lo
-        first_e = equity(probs[lo])
         for i in range(lo, hi):
             selected[i] = False
-            e = equity(probs[i])
-            if e < first_e:
-                first_e = e
+            eqs[i] = equity(probs[i])
+            if eqs[i] < eqs[first]:
                 first = i
         selected[first] = True
-        limit = first_e + window
+        limit = eqs[first] + window
         for _ in range(min(keep, hi - lo) - 1):
             best = -1
             best_e = 1e300
             for i in range(lo, hi):
-                if not selected[i]:
-                    e = equity(probs[i])
-                    if e < best_e:
-                        best_e = e
-                        best = i
+                if not selected[i] and eqs[i] < best_e:
+                    best_e = eqs[i]
+                    best = i
             if best_e > limit:
                 break
             selected[best] = True
