@@ -313,7 +313,7 @@ class Evaluator:
     the networks' ``prune`` attribute, if any) and ``prune_keep`` set the inner-level pruning
     described in the module docstring; ``prune=False`` turns it off; ``cube_prune_keep`` is
     ``prune_keep`` for the cube look-ahead (:meth:`best_replies`); ``prune_window``: both keep
-only replies the pruner values within that much equity of its best. ``threads`` (default
+    only replies the pruner values within that much equity of its best. ``threads`` (default
     :func:`default_threads`): how many threads a 1- or more-ply search splits each level's
     reply picks over (the same results whatever the number).
     """
