@@ -39,6 +39,8 @@ ops = st.lists(st.tuples(st.sampled_from(fuzz.OPS), st.floats(0, 0.999), st.floa
 def _check(name: str, text: str, limit_ms: float = TEST_LIMIT_MS) -> None:
     ms, crash = fuzz.classify(SURFACES[name].call, text)
     assert crash is None, f"{name} crashed on {text!r}: {crash}"
+    if ms > limit_ms:   # once more: a first-use compile or a collector pause is not the input's
+        ms = min(ms, fuzz.classify(SURFACES[name].call, text)[0])
     assert ms <= limit_ms, f"{name} took {ms:.0f} ms on {text!r}"
 
 
