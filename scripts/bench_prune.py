@@ -34,7 +34,7 @@ from benchlib import clock, contact_positions, seeded_rolls
 
 from gbot.core import expand as _ex
 from gbot.cube.decision import CubeDecision, cube_decision
-from gbot.eval.evaluator import Evaluator, equities
+from gbot.eval.evaluator import PRUNE_KEEP, PRUNE_WINDOW, Evaluator, equities
 from gbot.eval.net import Networks
 from gbot.game.match import MatchState
 from gbot.game.position import Position
@@ -43,9 +43,8 @@ from gbot.game.position import Position
 def reply_agreement(full: Networks, prune: Networks, positions: np.ndarray, keep: int,
                     window: float) -> dict[str, float]:
     """Pick agreement of ``prune`` (top ``keep`` within ``window``, then ``full``: the search's
-    own kernels)
-    with ``full`` over every roll of ``positions`` whose plays the networks value (two or
-    more), and the equity lost where they differ."""
+    own kernels) with ``full`` over every roll of ``positions`` whose plays the networks value
+    (two or more), the equity lost where they differ, and the replies a roll ``full`` values."""
     ev = Evaluator(networks=full, prune=False)
     children, offsets, _, kinds, _ = ev.children(positions)
     groups = offsets.shape[0] - 1
@@ -179,8 +178,8 @@ def main() -> None:
     prune = Networks.load(args.prune) if args.prune else getattr(full, "prune", None)
     if prune is None:
         raise SystemExit("no pruning networks: give --prune")
-    keep = args.keep or Evaluator().prune_keep
-    window = Evaluator().prune_window if args.window is None else args.window
+    keep = args.keep or PRUNE_KEEP
+    window = PRUNE_WINDOW if args.window is None else args.window
     positions, source = contact_positions(args.n, args.seed)
     print(f"positions: {args.n} distinct contact positions, {source}; keep {keep} within "
           f"{window}")

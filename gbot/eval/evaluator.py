@@ -245,14 +245,16 @@ def _bearoff(boards: Board) -> npt.NDArray[np.float32]:
 
 def _distinct(evaluate: Callable[[Board], npt.ArrayLike], boards: Board,
               kinds: npt.NDArray[np.int8], kind: int, count: int,
-              probs: npt.NDArray[np.float64]) -> None:
+              probs: npt.NDArray[np.float64]) -> tuple[Board, npt.NDArray[np.int64]]:
     """``probs[i] = evaluate(boards[i])`` for the ``count`` rows of ``kind``, each distinct
-    board evaluated once."""
+    board evaluated once; returns the distinct boards and, for each row of ``boards``, its
+    index among them (-1 for rows of another kind)."""
     rows = np.empty((count, 26), dtype=np.int8)
     inverse = np.empty(boards.shape[0], dtype=np.int64)
     m = _dd.unique_rows(boards, kinds, kind, rows, inverse)
     values = np.ascontiguousarray(evaluate(rows[:m]))
     _dd.scatter_rows(values, inverse, probs)
+    return rows[:m], inverse
 
 
 _CHECK_IDS = ("4HPwATDgc/ABMA", "3toBKAL7/AAAEA", "4POFCwDDzuABIQ", "f2cDAEBsmwFoDA",
@@ -629,11 +631,9 @@ class Evaluator:
             if n_bear:
                 _distinct(_bearoff, children, kinds, _ex.BEAROFF, n_bear, probs)
             # each distinct board once: the pruner values all, the full networks the kept
-            rows = np.empty((children.shape[0] - int(counts[0]) - n_bear, 26), dtype=np.int8)
-            inverse = np.empty(children.shape[0], dtype=np.int64)
-            m = _dd.unique_rows(children, kinds, _ex.NET, rows, inverse)
-            rows = rows[:m]
-            _dd.scatter_rows(np.ascontiguousarray(pruner.evaluate(rows)), inverse, probs)
+            rows, inverse = _distinct(pruner.evaluate, children, kinds, _ex.NET,
+                                      children.shape[0] - int(counts[0]) - n_bear, probs)
+            m = rows.shape[0]
             selected = np.empty(children.shape[0], dtype=np.bool_)
             _ex.prune_select(probs, offsets, keep, self.prune_window, selected)
             full = selected & (inverse >= 0)
