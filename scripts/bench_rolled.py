@@ -11,6 +11,12 @@ minus that of its pick (0 when it picks the rollout's best). This is the rule of
 benchmark sets (the rolled-out equity lost by the chosen play), with gbot's rollouts as the
 judge: a judge outside gnubg's family, as a check on gnubg-judged figures.
 
+``--cross`` also takes 1-ply apart: a 1-ply value is the mean over the opponent's 21 rolls of
+the reply it picks by 0-ply, valued at 0-ply, so each of gbot (``--cross-weights``, default the
+shipped networks, unpruned) and gnubg-nn picks the replies and each values them, four players
+in all. Where "picks A, values B" scores like "picks B, values B", the reply choices do not
+matter and the values of the replied positions are what a 1-ply search gains or lacks.
+
 Each player's mean loss a decision, the share of decisions where it picks the rollout's best,
 and its difference from the first player over the same decisions, with the standard error of
 that paired difference (from the spread over decisions, so the rollouts' own noise is in it).
@@ -29,13 +35,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
-from benchlib import judge_boards, mover_equity
+from benchlib import EQUITY, judge_boards, mover_equity
 
+from gbot.core import expand as ex
+from gbot.eval.evaluator import Evaluator
 from gbot.train.rollout_label import load_with_groups
 
 
@@ -141,6 +150,39 @@ def score(name: str, loss: npt.NDArray[np.float64], first: npt.NDArray[np.float6
                  se, int((diff != 0.0).sum()))
 
 
+def reply_values(d: Decisions, pickers: dict[str, npt.NDArray[np.float64]],
+                 offsets: npt.NDArray[np.int64]) -> dict[tuple[str, str], npt.NDArray[np.float64]]:
+    """Per candidate, the mover's 1-ply equity with the opponent's reply of each roll picked by
+    one engine and valued by another: ``pickers`` holds each engine's mover equity of every
+    reply (rows of group ``21 * i + r`` from ``offsets``, as :meth:`Evaluator.children`
+    orders them); the opponent picks the reply lowest for the mover (the first of equals)."""
+    n = d.boards.shape[0]
+    starts, ends = offsets[:-1], offsets[1:]
+    out = {}
+    for pk, pe in pickers.items():
+        chosen = np.array([a + int(np.argmin(pe[a:b])) for a, b in zip(starts, ends,
+                                                                        strict=True)])
+        for vk, ve in pickers.items():
+            out[pk, vk] = (ve[chosen].reshape(n, ex.N_ROLLS) @ ex.ROLL_WEIGHTS)
+    return out
+
+
+def cross_scores(d: Decisions, weights: str | None, workers: int, first: npt.NDArray[np.float64],
+                 log: Any) -> list[Score]:
+    """The four players of ``--cross`` (module docstring), scored beside ``first``."""
+    children, offsets, probs, kinds, _ = Evaluator(weights, prune=False).children(d.boards)
+    over = kinds == ex.OVER
+    pickers = {}
+    for name, engine in (("gbot", "gbot"), ("gnubg-nn", "gnubg-nn")):
+        log(f"valuing {children.shape[0]} replies with {name} 0-ply")
+        p = judge_boards(children, engine, 0, workers, weights=weights, log=log)
+        p = np.where(over[:, None], probs, p)           # ended games: their exact result
+        pickers[name] = np.asarray(p, np.float64) @ EQUITY     # the mover is on roll there
+    values = reply_values(d, pickers, offsets)
+    return [score(f"1-ply: picks {pk}, values {vk}", losses(d, v), first)
+            for (pk, vk), v in values.items()]
+
+
 @click.command(help=__doc__.split("\n\n")[0])
 @click.option("--src", type=click.Path(exists=True, file_okay=False, path_type=Path),
               required=True, help="a gbot train rollout folder with decision groups")
@@ -151,9 +193,13 @@ def score(name: str, loss: npt.NDArray[np.float64], first: npt.NDArray[np.float6
               help="score this many decisions, drawn at random with --seed")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--cross", is_flag=True, help="also 1-ply taken apart: gbot's and gnubg-nn's "
+              "reply picks, each valued by each (see the module docstring)")
+@click.option("--cross-weights", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="gbot's weights for --cross (default: the shipped networks)")
 @click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), default=None)
 def main(src: Path, players: list[Player], limit: int | None, seed: int, workers: int,
-         json_out: Path | None) -> None:
+         cross: bool, cross_weights: str | None, json_out: Path | None) -> None:
     if not players:
         players = [Player("gnubg-nn", 0), Player("gbot", 0)]
     d = decisions(src, limit, seed)
@@ -169,10 +215,13 @@ def main(src: Path, players: list[Player], limit: int | None, seed: int, workers
         loss = losses(d, mover_equity(probs))
         first = loss if first is None else first
         scores.append(score(p.name, loss, first))
-    click.echo(f"{'player':<28} {'decisions':>9} {'loss a decision':>16} {'best picked':>12} "
+    if cross and first is not None:
+        scores += cross_scores(d, cross_weights, workers, first,
+                               log=lambda m: click.echo(m, err=True))
+    click.echo(f"{'player':<40} {'decisions':>9} {'loss a decision':>16} {'best picked':>12} "
                f"{'minus the first':>22}")
     for s in scores:
-        click.echo(f"{s.player:<28} {s.decisions:>9} {s.loss:>16.5f} {s.best_share:>12.3f} "
+        click.echo(f"{s.player:<40} {s.decisions:>9} {s.loss:>16.5f} {s.best_share:>12.3f} "
                    f"{s.minus_first:>+12.5f} ± {s.minus_first_se:.5f}")
     if json_out is not None:
         json_out.write_text(json.dumps({"src": str(src), "decisions": d.count,

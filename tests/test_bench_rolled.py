@@ -134,3 +134,57 @@ def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, can
     assert (probs[:, 1] <= probs[:, 0] + 3 * se[:, 0] + 0.01).all()
     settings = json.loads((folder / "settings.json").read_text())
     assert settings == {"checker_ply": 0, "seed": seed, "trials": 36, "truncate": 0}
+
+
+def test_reply_values_by_hand() -> None:
+    # two candidates; each roll's replies: the opponent takes the one lowest for the mover by
+    # the picker's figures, and the valuer's figure of that reply is averaged over the rolls
+    from gbot.core import expand as ex
+
+    B = load_script("bench_rolled")
+    d = B.Decisions(np.zeros((2, 26), np.int8), np.zeros(2), np.array([0]))
+    sizes = np.r_[[2] * ex.N_ROLLS, [1] * ex.N_ROLLS]
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    a = np.tile([0.1, 0.3], ex.N_ROLLS)          # candidate 0: A picks the first reply
+    b = np.tile([0.5, 0.2], ex.N_ROLLS)          # ... and B the second
+    a, b = np.r_[a, np.full(ex.N_ROLLS, 0.7)], np.r_[b, np.full(ex.N_ROLLS, -0.4)]
+    v = B.reply_values(d, {"A": a, "B": b}, offsets)
+    assert v["A", "A"] == pytest.approx([0.1, 0.7])
+    assert v["A", "B"] == pytest.approx([0.5, -0.4])
+    assert v["B", "A"] == pytest.approx([0.3, 0.7])
+    assert v["B", "B"] == pytest.approx([0.2, -0.4])
+
+
+def test_cross_matches_each_engines_own_one_ply(tmp_path: Path) -> None:
+    """Picked and valued by one engine, the taken-apart 1-ply is that engine's own 1-ply:
+    gbot's unpruned search, and gnubg-nn's ``probabilities(board, 1)``."""
+    pytest.importorskip("gnubg_nn")
+    from gbot.core import expand as ex
+    from gbot.train.oracle import probabilities
+
+    B = load_script("bench_rolled")
+    boards, groups = _candidates()
+    d = B.Decisions(boards, np.zeros(boards.shape[0]), np.array([0]))
+    ev = Evaluator(prune=False)
+    children, offsets, probs, kinds, _ = ev.children(boards)
+    exact = kinds == ex.OVER
+    figures = {"gbot": ev.evaluate(children, 0) @ EQUITY,
+               "gnubg-nn": np.where(exact[:, None], probs, probabilities(children, 0)) @ EQUITY}
+    v = B.reply_values(d, figures, offsets)
+    # both figures leave out the equity's constant term, with opposite signs: 2 apart
+    assert v["gbot", "gbot"] == pytest.approx(B.mover_equity(ev.evaluate(boards, 1)) + 2,
+                                              abs=1e-9)
+    assert v["gnubg-nn", "gnubg-nn"] == pytest.approx(
+        B.mover_equity(probabilities(boards, 1)) + 2, abs=1e-5)
+    assert not np.allclose(v["gbot", "gnubg-nn"], v["gbot", "gbot"])
+    # the CLI adds the four players after the others
+    own = ev.evaluate(boards, 0)
+    folder = _folder(tmp_path / "ro", boards, own, groups)
+    out = tmp_path / "score.json"
+    res = CliRunner().invoke(B.main, ["--src", str(folder), "--player", "gbot:0", "--cross",
+                                      "--workers", "1", "--json-out", str(out)])
+    assert res.exit_code == 0, res.output
+    names = [s["player"] for s in json.loads(out.read_text())["scores"]]
+    assert names == ["gbot 0-ply"] + [f"1-ply: picks {p}, values {q}"
+                                      for p in ("gbot", "gnubg-nn")
+                                      for q in ("gbot", "gnubg-nn")]
