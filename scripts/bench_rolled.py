@@ -41,7 +41,7 @@ import benchlib  # noqa: F401  (first: one thread per process)
 import click
 import numpy as np
 import numpy.typing as npt
-from benchlib import EQUITY, judge_boards, mover_equity
+from benchlib import judge_boards, mover_equity
 
 from gbot.core import expand as ex
 from gbot.eval.evaluator import Evaluator
@@ -177,7 +177,7 @@ def cross_scores(d: Decisions, weights: str | None, workers: int, first: npt.NDA
         log(f"valuing {children.shape[0]} replies with {name} 0-ply")
         p = judge_boards(children, engine, 0, workers, weights=weights, log=log)
         p = np.where(over[:, None], probs, p)           # ended games: their exact result
-        pickers[name] = np.asarray(p, np.float64) @ EQUITY     # the mover is on roll there
+        pickers[name] = np.asarray(p, np.float64) @ ex.EQUITY_WEIGHTS   # the mover on roll
     values = reply_values(d, pickers, offsets)
     return [score(f"1-ply: picks {pk}, values {vk}", losses(d, v), first)
             for (pk, vk), v in values.items()]

@@ -50,6 +50,7 @@ for _var in ONE_THREAD_VARS:
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
+from gbot.core.expand import EQUITY_WEIGHTS  # noqa: E402
 from gbot.testing.bench import (  # noqa: E402  (after the thread settings)
     MIX,
     TARGETS,
@@ -76,7 +77,7 @@ from gbot.testing.bench import (  # noqa: E402  (after the thread settings)
 from gbot.testing.bench import contact_positions as _contact_positions  # noqa: E402
 
 __all__ = [
-    "BLOCK", "EQUITY", "GNUBG2PLY", "JUDGES", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS",
+    "BLOCK", "GNUBG2PLY", "JUDGES", "MIX", "ONE_THREAD_VARS", "ROOT", "TARGETS",
     "TRANSCRIPTS", "PeerTiming", "Target", "best_of", "captured_boards", "clock",
     "contact_positions", "cpu_seconds", "equity", "eta_line", "evaluation_batch", "evaluation_rate",
     "free_port", "gnubg_board", "gnubg_harness", "gnubg_nn", "gnubg_nn_version", "header",
@@ -226,7 +227,6 @@ def gnubg_harness() -> ModuleType:
 
 # Judges: an engine's cubeless probabilities of many boards, for the scripts that score plays.
 
-EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 JUDGES = ("gnubg-nn", "bgsage", "gbot", "rollout")
 BLOCK = 250
 
@@ -236,7 +236,7 @@ _JUDGE: dict[str, Any] = {}
 def mover_equity(probs: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
     """The mover's cubeless equity after a play, from the probabilities of the side on roll
     next (rows of five)."""
-    eq: npt.NDArray[np.float64] = -(np.asarray(probs, np.float64) @ EQUITY)
+    eq: npt.NDArray[np.float64] = -(np.asarray(probs, np.float64) @ EQUITY_WEIGHTS)
     return eq
 
 

@@ -312,8 +312,8 @@ def test_selfplay_versus_keeps_the_disagreements(tmp_path: Path) -> None:
     0-ply in the others; with ``disagreements`` every roll written is one where the two
     picks differ, and the rolls left out are ones where they agree."""
     pytest.importorskip("gnubg_nn")
+    from gbot.core.expand import EQUITY_WEIGHTS as EQUITY
     from gbot.train import selfplay as S
-    from gbot.train.teacher import EQUITY
 
     nets = Networks.default()
     everything = tmp_path / "all"

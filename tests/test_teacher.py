@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gbot.core.expand import EQUITY_WEIGHTS
 from gbot.train import teacher as T
 
 
@@ -23,7 +24,7 @@ def test_close_candidates_keep_played_and_near_best(tmp_path: Path) -> None:
     with np.load(sp / "chunk-00000.npz") as z:
         boards, probs, played = z["boards"], z["probs"].astype(np.float64), z["played"]
         key = z["game"] * 4096 + z["turn"]
-    mover = -(probs @ T.EQUITY - 1.0)
+    mover = -(probs @ EQUITY_WEIGHTS - 1.0)
     expect = []
     for k in np.unique(key):          # by definition, turn by turn
         sel = np.flatnonzero(key == k)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gbot.core.arrays import nonliteral, read_only
+from gbot.core.arrays import frozen, nonliteral, read_only
 from gbot.core.bearoff import is_bearoff
 from gbot.core.board import N_CHECKERS, Board
 from gbot.core.jit import jit, jit_bare
@@ -119,6 +119,10 @@ def static_kinds(boards: npt.NDArray[np.int8], bearoff: bool, probs: Probs,
             counts[1] += 1
         else:
             kinds[i] = NET
+
+
+EQUITY_WEIGHTS = frozen(np.array([2.0, 1.0, 1.0, -1.0, -1.0]))
+"""The cubeless money equity of a probability row ``p`` is ``p @ EQUITY_WEIGHTS - 1``."""
 
 
 @jit

@@ -20,7 +20,6 @@ from gbot.core.encode import N_INPUTS, encode_into
 from gbot.core.jit import jit
 from gbot.core.movegen import HASH_KEYS, generate
 
-EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 SWAP = np.array([0, 3, 4, 1, 2])
 
 

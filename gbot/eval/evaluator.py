@@ -80,7 +80,6 @@ _Memo = dict[bytes, tuple[npt.NDArray[np.int8], npt.NDArray[np.float64]]]
 Probabilities = tuple[float, float, float, float, float]
 """``(win, win_g, win_bg, lose_g, lose_bg)`` of the side to move."""
 
-EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 _INVERT = np.array([0, 3, 4, 1, 2])
 
 
@@ -302,7 +301,7 @@ def invert(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def equities(probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Cubeless money equity of each probability row ``[n, 5]``."""
-    return probs @ EQUITY_WEIGHTS - 1.0  # type: ignore[no-any-return]
+    return probs @ _ex.EQUITY_WEIGHTS - 1.0  # type: ignore[no-any-return]
 
 
 class Evaluator:

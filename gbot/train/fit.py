@@ -22,8 +22,9 @@ import numpy as np
 import numpy.typing as npt
 
 from gbot.core.encode import FEATURES_AT, N_INPUTS, encode
+from gbot.core.expand import EQUITY_WEIGHTS
 
-EQUITY_W = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+EQUITY_W = EQUITY_WEIGHTS.astype(np.float32)
 
 
 @dataclass

@@ -28,15 +28,15 @@ import numpy.typing as npt
 
 from gbot.analysis.backends import as_finished, make_backend
 from gbot.core.classify import NAMES, classify_many
+from gbot.core.expand import EQUITY_WEIGHTS
 from gbot.eval.evaluator import Evaluator
 from gbot.train.bgsage_bridge import Bgsage
 from gbot.train.label import prepare
 from gbot.train.oracle import probabilities
 
-__all__ = ["EQUITY", "TEACHERS", "LabelTask", "close_candidate_groups", "close_candidates",
+__all__ = ["TEACHERS", "LabelTask", "close_candidate_groups", "close_candidates",
            "label_task", "make_teacher", "prepare", "run"]
 
-EQUITY = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 TEACHERS = ("gnubg-nn", "gbot", "bgsage")
 
 
@@ -66,7 +66,7 @@ def close_candidate_groups(folders: list[Path], margin: float, only_class: str =
                     raise ValueError(f"{path} has no turn numbers (made by an older selfplay)")
                 b, p, f = z["boards"], z["probs"].astype(np.float64), z["played"]
                 key = z["game"].astype(np.int64) * 4096 + z["turn"]
-            mover = -(p @ EQUITY - 1.0)
+            mover = -(p @ EQUITY_WEIGHTS - 1.0)
             new_group = np.r_[True, key[1:] != key[:-1]]
             starts = np.flatnonzero(new_group)
             best = np.maximum.reduceat(mover, starts)
