@@ -11,10 +11,11 @@ import sys
 
 import click
 
+from gbot.cli.depth import cube_ply_option, play_ply_option
 from gbot.cli.logs import check_log_file, setup_logging
 from gbot.cli.rules import rule_options
 from gbot.cli.warmup import COMPILE_NOTICE, warmup_command
-from gbot.engine.engine import PLAY_PLY, Engine
+from gbot.engine.engine import Engine
 from gbot.engine.warmup import watch_compiles
 from gbot.errors import GbotError
 from gbot.game.match import Rules
@@ -56,12 +57,8 @@ def _listen(_ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--listen", default="127.0.0.1:31000", show_default=True, callback=_listen,
               help="HOST:PORT for TCP (a bare PORT means 127.0.0.1:PORT), or a filesystem\n"
                    "path for a Unix socket (write ./NAME for a file named by digits).")
-@click.option("--ply", type=click.IntRange(0, 4), default=PLAY_PLY, show_default=True,
-              help="Look-ahead of every decision (2, gnubg's default depth: p99 under 0.1 s a\n"
-                   "decision on one core; 0 for speed, microseconds).")
-@click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
-              help="Look-ahead of the cube decisions (default: --ply, at least 2, skipped\n"
-                   "where the static verdict is clear; 0 = the static cube model, fastest).")
+@play_ply_option
+@cube_ply_option
 @rule_options()
 @click.option("--variation", type=click.Choice(["auto", *VARIATIONS]),
               default="auto", show_default=True,

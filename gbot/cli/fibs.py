@@ -11,9 +11,10 @@ from types import FrameType
 
 import click
 
+from gbot.cli.depth import cube_ply_option, play_ply_option
 from gbot.cli.logs import check_log_file, command_logging
 from gbot.core.limits import MAX_MATCH_LENGTH
-from gbot.engine.engine import PLAY_PLY, Engine
+from gbot.engine.engine import Engine
 from gbot.version import __version__
 
 __all__ = ["fibs"]
@@ -37,12 +38,8 @@ def _invite(value: str) -> tuple[str, int]:
               help="Environment variable holding the password (asked for when unset).")
 @click.option("--client-name", default="gbot", show_default=True,
               help="Client name shown in other users' who lists (one word).")
-@click.option("--ply", type=click.IntRange(0, 4), default=PLAY_PLY, show_default=True,
-              help="Look-ahead of every decision (2, gnubg's default depth: p99 under 0.1 s a\n"
-                   "decision on one core; 0 for speed, microseconds).")
-@click.option("--cube-ply", type=click.IntRange(0, 4), default=None,
-              help="Look-ahead of the cube decisions (default: --ply, at least 2, skipped\n"
-                   "where the static verdict is clear; 0 = the static cube model, fastest).")
+@play_ply_option
+@cube_ply_option
 @click.option("--max-length", type=click.IntRange(0, MAX_MATCH_LENGTH), default=7,
               show_default=True, help="Longest match accepted or resumed (0 = any up to "
               f"{MAX_MATCH_LENGTH}).")

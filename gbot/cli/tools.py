@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from gbot.cli.depth import MAX_PLY, cube_ply_option
 from gbot.cli.hint_text import cube_hint_lines, fmt_probs, pct, play_hint_lines, take_hint_lines
 from gbot.cli.rules import rule_options
 from gbot.core.movegen import warm
@@ -27,9 +28,6 @@ from gbot.eval.evaluator import Evaluator
 from gbot.game.boardtext import dice_text, draw
 from gbot.game.match import GameState, Rules
 from gbot.game.position_text import MONEY_DEFAULTS, own_switches, read_situation
-
-MAX_PLY = 4
-"""Deepest look-ahead the commands accept (as ``gbot serve --ply``)."""
 
 
 class PositionCommand(click.Command):
@@ -114,12 +112,6 @@ def _engine(ply: int, state: Any, cube_ply: int | None = None) -> Any:
     return Engine(ply=ply, rules=state.rules, cube_ply=cube_ply)
 
 
-_CUBE_PLY = click.option(
-    "--cube-ply", type=click.IntRange(0, MAX_PLY), default=None,
-    help="Look-ahead of the cube decision [default: --ply, at least 2, skipped where the "
-         "static verdict is clear, as gbot plays].")
-
-
 _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an XGID (with or "
                   "without XGID=), a FIBS board: line (quote it) or an eXtreme Gammon .xgp "
                   "file.")
@@ -137,7 +129,7 @@ _POSITION_HELP = ("POSITION: a gnubg Position ID, gnubg's PID:MatchID pair, an X
               help="Roll the candidates (or the cube decision) out (gbot.analysis.rollout).")
 @click.option("--trials", type=click.IntRange(1, 10_000_000), default=1296, show_default=True,
               help="With --rollout: games per candidate.")
-@_CUBE_PLY
+@cube_ply_option
 @rule_options("jacoby", "beavers", position=True)
 def hint(position: str, dice: str | None, match_id: str | None, ply: int, count: int,
          rollout: bool, trials: int, cube_ply: int | None, rules: Rules,
@@ -239,7 +231,7 @@ def _rollout_hint(position: str, dice: str | None, match_id: str | None, ply: in
 @click.option("--match-id", "-m", default=None, help="gnubg Match ID (score, cube, turn).")
 @click.option("--ply", type=click.IntRange(0, MAX_PLY), default=PLAY_PLY, show_default=True,
               help="Look-ahead (4-ply takes minutes: the cube look-ahead is not pruned).")
-@_CUBE_PLY
+@cube_ply_option
 @rule_options("jacoby", "beavers", position=True)
 def evaluate(position: str, match_id: str | None, ply: int, cube_ply: int | None,
              rules: Rules, forced: tuple[str, ...]) -> None:
