@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from gbot.cli.depth import MAX_PLY
 from gbot.cli.hint_text import cube_hint_lines, play_hint_lines, take_hint_lines
 from gbot.cli.rules import rule_options
 from gbot.engine.engine import PLAY_PLY, Engine
@@ -571,7 +572,7 @@ def save(record: Any, paths: tuple[str, ...], say: Callable[[str], None]) -> Non
 @click.command()
 @click.option("--length", type=click.IntRange(0, 64), default=5, show_default=True,
               help="Match length (0 = a money session, game after game).")
-@click.option("--ply", type=click.IntRange(0, 4), default=PLAY_PLY, show_default=True,
+@click.option("--ply", type=click.IntRange(0, MAX_PLY), default=PLAY_PLY, show_default=True,
               help="gbot's look-ahead (0 for speed).")
 @click.option("--seed", type=int, default=None, help="Seed for the dice.")
 @click.option("--name", default="you", show_default=True, help="Your name in the match file.")

@@ -39,8 +39,8 @@ import numpy.typing as npt
 
 from gbot.analysis.backends import as_finished, make_backend
 from gbot.core.board import START
-from gbot.core.expand import EQUITY_WEIGHTS
 from gbot.core.movegen import legal_boards
+from gbot.eval.evaluator import equities
 from gbot.eval.net import Networks
 from gbot.train.oracle import gnubg, to_gnubg_lists
 
@@ -110,7 +110,7 @@ def play_game(seed: int, game: int, policy: str, eps: float, nets: Any,
 def _pick(probs: npt.NDArray[np.float64], over: npt.NDArray[np.bool_]) -> int:
     """The candidate best for the mover: a finished game, else the least equity for the
     opponent on roll (``probs`` from its side)."""
-    mover_eq = -(probs @ EQUITY_WEIGHTS - 1.0)
+    mover_eq = -equities(probs)
     mover_eq[over] = np.inf
     return int(np.argmax(mover_eq))
 

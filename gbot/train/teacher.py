@@ -28,8 +28,7 @@ import numpy.typing as npt
 
 from gbot.analysis.backends import as_finished, make_backend
 from gbot.core.classify import NAMES, classify_many
-from gbot.core.expand import EQUITY_WEIGHTS
-from gbot.eval.evaluator import Evaluator
+from gbot.eval.evaluator import Evaluator, equities
 from gbot.train.bgsage_bridge import Bgsage
 from gbot.train.label import prepare
 from gbot.train.oracle import probabilities
@@ -66,7 +65,7 @@ def close_candidate_groups(folders: list[Path], margin: float, only_class: str =
                     raise ValueError(f"{path} has no turn numbers (made by an older selfplay)")
                 b, p, f = z["boards"], z["probs"].astype(np.float64), z["played"]
                 key = z["game"].astype(np.int64) * 4096 + z["turn"]
-            mover = -(p @ EQUITY_WEIGHTS - 1.0)
+            mover = -equities(p)
             new_group = np.r_[True, key[1:] != key[:-1]]
             starts = np.flatnonzero(new_group)
             best = np.maximum.reduceat(mover, starts)
