@@ -465,6 +465,50 @@ def teacher(src: tuple[Path, ...], out: Path, teacher_name: str, plies: int, mar
                               log=log, backend=backend, address=ray_address))
 
 
+@cli.command(name="replygroups")
+@click.option("--src", "src", multiple=True, required=True,
+              type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="selfplay folders (positions from play with their 0-ply values)")
+@click.option("--out", type=click.Path(path_type=Path), required=True)
+@click.option("--decisions", default=60_000, show_default=True, type=click.IntRange(1),
+              help="close decisions to answer (each candidate's reply to each roll)")
+@click.option("--margin", default=0.08, show_default=True,
+              help="keep candidates within this 0-ply equity of each turn's best")
+@click.option("--class", "only_class", type=click.Choice(CLASSES), default="contact",
+              show_default=True, help="the class of the candidates and replies kept")
+@click.option("--teacher", "teacher_name", type=click.Choice(["gnubg-nn", "gbot", "bgsage"]),
+              default="gnubg-nn", show_default=True, help="labels the replies")
+@click.option("--plies", default=0, show_default=True, type=click.IntRange(0, 3))
+@click.option("--weights", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="gbot's networks: pick the replies and label the candidates "
+                                 "(default: shipped)")
+@click.option("--seed", default=5, show_default=True)
+@parallel_options
+def replygroups(src: tuple[Path, ...], out: Path, decisions: int, margin: float,
+                only_class: str, teacher_name: str, plies: int, weights: Path | None,
+                seed: int, workers: int, backend: str, ray_address: str | None) -> None:
+    """Rank groups of replied positions (OUT/replies, by the teacher) beside their
+    candidates (OUT/cands, by gbot 0-ply): the data that trains a network's odd plies
+    (resumable, parallel)."""
+    from gbot.eval.evaluator import Evaluator
+    from gbot.train import replygroups as RG
+    from gbot.train import teacher as T
+    for folder in src:
+        _check_folder(folder, "--src", "chunk-*.npz", "selfplay chunks")
+    if weights is not None:
+        _check_weights(weights, "--weights")
+    log = _log_to(out / "log.txt")
+    try:
+        RG.build(out, list(src), margin, decisions, seed,
+                 Evaluator(weights) if weights else Evaluator(), only_class, log)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    _on_backend(lambda: T.run(out / RG.REPLIES, teacher_name, plies, workers=workers,
+                              log=log, backend=backend, address=ray_address))
+    _on_backend(lambda: T.run(out / RG.CANDIDATES, "gbot", 0, workers=workers,
+                              weights=weights, log=log, backend=backend, address=ray_address))
+
+
 @cli.command(name="blend")
 @click.option("--src", type=click.Path(path_type=Path, exists=True, file_okay=False),
               required=True, help="a labelled folder (teacher or label stage)")
