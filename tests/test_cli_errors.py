@@ -120,6 +120,19 @@ def test_train_supervised_init_of_another_width(tmp_path: Path) -> None:
     assert not (tmp_path / "w").exists()
 
 
+def test_train_supervised_value_weights_per_set(tmp_path: Path) -> None:
+    data = tmp_path / "d.npz"
+    np.savez(data, boards=np.zeros((2, 26), np.int8), probs=np.zeros((2, 5), np.float32))
+    base = ("train", "supervised", "--data", str(data), "--data", str(data), "--val", str(data),
+            "--workdir", str(tmp_path / "w"))
+    one_line_error(invoke(*base, "--value-weight", "0"), 2, "--value-weight", "(2)")
+    one_line_error(invoke(*base, "--weight", "1"), 2, "--weight", "once per --data set")
+    one_line_error(invoke(*base, "--value-weight", "1", "--value-weight", "0"), 2,
+                   "--rank-weight is 0")
+    one_line_error(invoke(*base, "--value-weight", "-1", "--value-weight", "1"), 2, "-1")
+    assert not (tmp_path / "w").exists()
+
+
 def test_train_label_missing_source(tmp_path: Path) -> None:
     out = tmp_path / "lab"
     one_line_error(invoke("train", "label", "--src", "/nonexistent", "--out", str(out)), 1,

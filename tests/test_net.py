@@ -495,3 +495,30 @@ def test_supervised_fit_reduces_error(heldout: tuple) -> None:
                                      "sigmoid", encode(b)), p)
     after = metrics(evaluate_arrays(fit(b, p, cfg, log=lambda m: None), "sigmoid", encode(b)), p)
     assert after["mse"] < before["mse"]
+
+
+def test_weightless_rows_teach_only_their_groups_differences(heldout: tuple) -> None:
+    pytest.importorskip("torch")
+    from gbot.train.fit import FitConfig, fit
+
+    boards, probs = heldout
+    sel = C.classify_many(boards) == C.CONTACT
+    b, p = boards[sel][:256], probs[sel][:256].astype(np.float32)
+    groups = np.arange(256, dtype=np.int64) // 4
+    weight = np.r_[np.ones(128), np.zeros(128)].astype(np.float32)
+    shifted = p.copy()
+    shifted[128:, 0] += 0.3       # the same shift for every row of the weightless groups
+    cfg = FitConfig(hidden=16, epochs=2, batch=32, rank_weight=5.0, seed=3)
+
+    def fitted(labels: np.ndarray, w: np.ndarray) -> dict:
+        return fit(b, labels, cfg, log=lambda m: None, groups=groups, sample_weight=w)
+
+    base, moved = fitted(p, weight), fitted(shifted, weight)
+    assert all(np.allclose(base[k], moved[k], atol=2e-5) for k in base)
+    ones = np.ones(256, dtype=np.float32)   # weighted rows: the shift is learnt
+    assert not all(np.allclose(fitted(p, ones)[k], fitted(shifted, ones)[k], atol=2e-5)
+                   for k in base)
+    init = fit(b, p, FitConfig(hidden=16, epochs=0), log=lambda m: None)
+    still = fit(b, shifted, FitConfig(hidden=16, epochs=1, batch=32), init=init,
+                log=lambda m: None, sample_weight=np.zeros(256, dtype=np.float32))
+    assert all(np.array_equal(init[k], still[k]) for k in init)   # nothing to learn, no NaN

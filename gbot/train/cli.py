@@ -333,6 +333,9 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
                    "label, teacher or rollout folder")
 @click.option("--weight", "data_weights", multiple=True, type=float,
               help="repeat count per --data set (default 1 each)")
+@click.option("--value-weight", "value_weights", multiple=True, type=click.FloatRange(0.0),
+              help="weight of each --data set's rows in the value loss (default 1 each; 0: "
+                   "the set teaches only through the rank term, its groups' differences)")
 @click.option("--val", type=click.Path(path_type=Path), default=RUNS / "data" / "g2_val.npz",
               show_default=True)
 @click.option("--hidden", default=128, show_default=True)
@@ -364,8 +367,9 @@ def replies(src: Path, out: Path, rows: int, weights: Path | None, seed: int) ->
               show_default=True, help="checkpoints (resume by rerunning the same command)")
 @click.option("--out", type=click.Path(path_type=Path), default=RUNS / "nets.npz",
               show_default=True)
-def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], val: Path,
-               hidden: int, epochs: int, activation: str, seed: int, init: Path | None,
+def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...],
+               value_weights: tuple[float, ...], val: Path, hidden: int, epochs: int,
+               activation: str, seed: int, init: Path | None,
                lr: float, lr_final: float, rank_weight: float, equity_weight: float,
                only: tuple[str, ...], finetune: bool, race_bearoff: bool, raw_inputs: bool,
                workdir: Path, out: Path) -> None:
@@ -383,18 +387,28 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                                    f"`gbot train widen`")
     elif only:
         raise click.UsageError("--only needs --init (the weights of the other networks)")
+    weights = list(data_weights) or [1.0] * len(data_paths)
+    values = list(value_weights) or [1.0] * len(data_paths)
+    for option, given in (("--weight", weights), ("--value-weight", values)):
+        if len(given) != len(data_paths):
+            raise click.UsageError(f"give {option} once per --data set ({len(data_paths)}), "
+                                   f"or not at all")
+    if rank_weight <= 0 and min(values) == 0:
+        raise click.UsageError("--value-weight 0 leaves a set only the rank term, and "
+                               "--rank-weight is 0")
     _require_torch("supervised")
     log = _log_to(workdir / "log.txt")
-    boards, probs, groups = [], [], []
-    weights = list(data_weights) or [1.0] * len(data_paths)
+    boards, probs, groups, value_w = [], [], [], []
     next_group = 0
-    for path, w in zip(data_paths, weights, strict=True):
+    for path, w, v in zip(data_paths, weights, values, strict=True):
         b, p, g = _load_data(path)
         reps = max(1, int(round(w)))
         log(f"data {path}: {b.shape[0]} positions x{reps}"
-            + ("" if g is None else f", {np.unique(g).shape[0]} decisions"))
+            + ("" if g is None else f", {np.unique(g).shape[0]} decisions")
+            + ("" if v == 1.0 else f", value weight {v}"))
         boards += [b] * reps
         probs += [p] * reps
+        value_w += [np.full(b.shape[0], v, dtype=np.float32)] * reps
         if rank_weight > 0:     # each copy its own groups; rows without one stand alone
             local = np.arange(b.shape[0], dtype=np.int64) if g is None else g - g.min()
             for _ in range(reps):
@@ -409,8 +423,11 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...], va
                                   init=init_nets,
                                   finetune=finetune, log=log, only=only,
                                   groups=np.concatenate(groups) if rank_weight > 0 else None,
-                                  race_bearoff=race_bearoff)
+                                  race_bearoff=race_bearoff,
+                                  sample_weight=(None if all(v == 1.0 for v in values)
+                                                 else np.concatenate(value_w)))
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
+                            "value_weights": values,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
                             "seed": seed, "lr": [lr, lr_final], "finetune": finetune,
                             "only": list(only), "rank_weight": rank_weight,

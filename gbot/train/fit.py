@@ -228,7 +228,8 @@ def fit(boards: npt.NDArray[np.int8], y: npt.NDArray[np.float32], cfg: FitConfig
                     per = ((p - yt[sl]) ** 2).mean(dim=1)
                     if cfg.equity_weight:
                         per = per + cfg.equity_weight * (((p - yt[sl]) @ eq_w) ** 2) / 10.0
-                    loss = (per * wt[sl]).sum() / wt[sl].sum()
+                    # a batch of weightless rows only (rank-term-only sets) adds no value loss
+                    loss = (per * wt[sl]).sum() / wt[sl].sum().clamp(min=1e-6)
                 if gt is not None:
                     loss = loss + cfg.rank_weight * rank_loss(torch, logits, yt[sl], gt[sl],
                                                               eq_w) / 10.0

@@ -41,14 +41,18 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
                    log: Callable[[str], None] = print,
                    only: tuple[str, ...] = (),
                    groups: npt.NDArray[np.int64] | None = None,
-                   race_bearoff: bool = True) -> tuple[Networks, dict[str, Any]]:
+                   race_bearoff: bool = True,
+                   sample_weight: npt.NDArray[np.float32] | None = None
+                   ) -> tuple[Networks, dict[str, Any]]:
     """Fit the three networks; checkpoints go to ``workdir``. ``init`` (for example the TD
     bootstrap) gives the starting weights of the contact and race networks, and with
     ``finetune`` of the crashed network too. With ``only`` just those networks are fitted and
     the others are ``init``'s, unchanged. Returns the networks and a report (sample counts and
     validation metrics per network). ``groups`` (a decision number per board) feeds the
     rank term of configs with a ``rank_weight``. Without ``race_bearoff`` the race network
-    is fitted and validated on race positions alone (the exact tables value bear-offs)."""
+    is fitted and validated on race positions alone (the exact tables value bear-offs).
+    ``sample_weight`` (one per board) weighs each board in the value loss (0: only the rank
+    term learns from it)."""
     if only and (init is None or any(n not in ROUTES for n in only)
                  or any(n not in init.nets for n in ROUTES if n not in only)):
         raise ValueError("fitting only some networks needs init weights for the others")
@@ -82,7 +86,8 @@ def train_networks(boards: npt.NDArray[np.int8], probs: npt.NDArray[np.float32],
 
         params = fit(boards[sel], probs[sel], cfg, val_boards[vsel], val_probs[vsel],
                      checkpoint=workdir / f"{name}.ckpt", init=start, log=tagged,
-                     groups=None if groups is None else groups[sel])
+                     groups=None if groups is None else groups[sel],
+                     sample_weight=None if sample_weight is None else sample_weight[sel])
         nets[name] = params
         m = metrics(evaluate_arrays(params, cfg.activation, encode(val_boards[vsel])),
                     val_probs[vsel])
