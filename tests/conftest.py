@@ -48,6 +48,16 @@ def load_script(name: str, module: str | None = None) -> Any:
     return mod
 
 
+def gnubg_selfplay(folder: Path, games: int, seed: int) -> Path:
+    """A small self-play folder of gnubg-nn 0-ply games (``gbot train selfplay``'s layout),
+    or skip the test where gnubg-nn is not installed."""
+    pytest.importorskip("gnubg_nn")
+    from gbot.train import selfplay
+
+    selfplay.run(folder, games=games, seed=seed, chunk_games=games, log=lambda m: None)
+    return folder
+
+
 def gnubg_binary() -> str | None:
     """Path of Debian's gnubg, if installed."""
     return find_gnubg()

@@ -9,14 +9,11 @@ import pytest
 
 from gbot.core.expand import EQUITY_WEIGHTS
 from gbot.train import teacher as T
+from tests.conftest import gnubg_selfplay
 
 
 def _selfplay(tmp_path: Path) -> Path:
-    pytest.importorskip("gnubg_nn")
-    from gbot.train import selfplay as S
-
-    S.run(tmp_path / "sp", games=2, seed=3, chunk_games=2, log=lambda m: None)
-    return tmp_path / "sp"
+    return gnubg_selfplay(tmp_path / "sp", games=2, seed=3)
 
 
 def test_close_candidates_keep_played_and_near_best(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from click.testing import CliRunner
 
 from gbot.core.board import flip_py
@@ -17,14 +16,11 @@ from gbot.eval.evaluator import Evaluator
 from gbot.train import replygroups as RG
 from gbot.train import teacher as T
 from gbot.train.label import load_with_groups
+from tests.conftest import gnubg_selfplay
 
 
 def _selfplay(tmp_path: Path) -> Path:
-    pytest.importorskip("gnubg_nn")
-    from gbot.train import selfplay as S
-
-    S.run(tmp_path / "sp", games=3, seed=5, chunk_games=3, log=lambda m: None)
-    return tmp_path / "sp"
+    return gnubg_selfplay(tmp_path / "sp", games=3, seed=5)
 
 
 def test_decisions_are_whole_close_decisions_of_the_class(tmp_path: Path) -> None:
