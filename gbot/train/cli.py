@@ -398,7 +398,8 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...],
                                "--rank-weight is 0")
     _require_torch("supervised")
     log = _log_to(workdir / "log.txt")
-    boards, probs, groups, value_w = [], [], [], []
+    boards, probs, groups = [], [], []
+    copy_values: list[float] = []     # the value-loss weight of each copy in boards
     next_group = 0
     for path, w, v in zip(data_paths, weights, values, strict=True):
         b, p, g = _load_data(path)
@@ -408,7 +409,7 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...],
             + ("" if v == 1.0 else f", value weight {v}"))
         boards += [b] * reps
         probs += [p] * reps
-        value_w += [np.full(b.shape[0], v, dtype=np.float32)] * reps
+        copy_values += [v] * reps
         if rank_weight > 0:     # each copy its own groups; rows without one stand alone
             local = np.arange(b.shape[0], dtype=np.int64) if g is None else g - g.min()
             for _ in range(reps):
@@ -424,8 +425,9 @@ def supervised(data_paths: tuple[Path, ...], data_weights: tuple[float, ...],
                                   finetune=finetune, log=log, only=only,
                                   groups=np.concatenate(groups) if rank_weight > 0 else None,
                                   race_bearoff=race_bearoff,
-                                  sample_weight=(None if all(v == 1.0 for v in values)
-                                                 else np.concatenate(value_w)))
+                                  sample_weight=None if all(v == 1.0 for v in values)
+                                  else np.repeat(np.asarray(copy_values, dtype=np.float32),
+                                                 [b.shape[0] for b in boards]))
     nets.save(out, trained={"data": [str(p) for p in data_paths], "weights": weights,
                             "value_weights": values,
                             "val": str(val), "hidden": hidden, "epochs": epochs,
@@ -512,12 +514,11 @@ def replygroups(src: tuple[Path, ...], out: Path, decisions: int, margin: float,
     from gbot.train import teacher as T
     for folder in src:
         _check_folder(folder, "--src", "chunk-*.npz", "selfplay chunks")
-    if weights is not None:
-        _check_weights(weights, "--weights")
+    nets = None if weights is None else _check_weights(weights, "--weights")
     log = _log_to(out / "log.txt")
     try:
-        RG.build(out, list(src), margin, decisions, seed,
-                 Evaluator(weights) if weights else Evaluator(), only_class, log)
+        RG.build(out, list(src), margin, decisions, seed, Evaluator(networks=nets),
+                 only_class, log)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     _on_backend(lambda: T.run(out / RG.REPLIES, teacher_name, plies, workers=workers,

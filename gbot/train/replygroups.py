@@ -58,7 +58,7 @@ def choose_decisions(folders: list[Path], margin: float, decisions: int, seed: i
     number[chosen] = np.arange(chosen.shape[0])
     keep = number[groups] >= 0
     order = np.argsort(number[groups[keep]], kind="stable")
-    return boards[keep][order].astype(np.int8), number[groups[keep]][order]
+    return boards[keep][order], number[groups[keep]][order]
 
 
 def reply_groups(candidates: npt.NDArray[np.int8], decisions: npt.NDArray[np.int64],
@@ -71,7 +71,7 @@ def reply_groups(candidates: npt.NDArray[np.int8], decisions: npt.NDArray[np.int
     parts = []
     for start in range(0, candidates.shape[0], BATCH):
         replies, _ = evaluator.best_replies(candidates[start:start + BATCH])
-        parts.append(replies.astype(np.int8))
+        parts.append(replies)
         log(f"replies to {min(start + BATCH, candidates.shape[0])} of "
             f"{candidates.shape[0]} candidates")
     boards = np.concatenate(parts) if parts else np.zeros((0, 26), dtype=np.int8)
