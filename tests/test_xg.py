@@ -201,6 +201,20 @@ def test_illegal_move_list_read_from_the_position_after_it() -> None:
     assert "reaches the position the file gives" in said[0]
 
 
+def test_move_lists_as_xg_writes_them_junk_after_the_end_mark_and_bar_entries() -> None:
+    """Move lists as files written by XG itself hold them (facts from a public reader tested on
+    such files): what follows the first ``-1`` is leftover data, not steps; the bar is 24."""
+    m = Match(length=3).game(0, 0, 1)
+    m.play(1, (6, 2), "24/18 13/11", pairs=[23, 17, 12, 10, -1, 1, 2, 1])
+    m.play(-1, (6, 1), "13/7* 8/7", pairs=[12, 6, 7, 6, -1, 6, 6, 0])
+    m.play(1, (6, 3), "bar/22 22/16", pairs=[24, 21, 21, 15, -1, 3, 5, 3])
+    m.end(1, 0, 1, 1)
+    rec, said = _read(m.file())
+    assert said == []
+    moves = [a.steps for a in rec.games[0].actions if a.kind == "move"]
+    assert moves == [((24, 18), (13, 11)), ((13, 7), (8, 7)), ((25, 22), (22, 16))]
+
+
 def test_legal_move_list_that_disagrees_with_the_position_after_it_is_kept() -> None:
     m = Match(length=3).game(0, 0, 1)
     m.play(1, (3, 1), "8/5 6/5", pairs=[7, 4, 7, 6]).play(-1, (5, 2), "13/8 13/11")
