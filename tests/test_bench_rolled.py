@@ -111,6 +111,7 @@ def test_mover_equity_of_the_labels() -> None:
                          [("contact", "CONTACT", 512, 2745, 3000, 41),
                           ("race", "RACE", 190, 2900, 3000, 44),
                           ("race2", "RACE", 317, 3849, 4000, 48),
+                          ("race3", "RACE", 263, 3858, 4000, 49),
                           ("crashed", "CRASHED", 339, 2620, 3000, 43)])
 def test_a_kept_rolled_out_set_is_whole(name: str, cls: str, decisions: int, candidates: int,
                                         rolled: int, seed: int) -> None:
